@@ -1,0 +1,63 @@
+# Set-up, build, serve and test the lesson site. `make help` lists the targets.
+# Every target installs what it needs first, so a fresh clone needs only
+# Python 3.11+, Node/npm and (for `make test`) a Chromium.
+
+PYTHON    ?= python3
+VENV      ?= .venv
+PY        := $(VENV)/bin/python
+CHROMIUM  ?= /usr/bin/chromium
+HOST      ?= 127.0.0.1
+PORT      ?= 8000
+
+export NO_MKDOCS_2_WARNING := 1
+export CHROMIUM
+
+.DEFAULT_GOAL := help
+.PHONY: help setup build serve test chromium clean
+
+help:
+	@echo "make serve  - instala tudo e serve o site em http://$(HOST):$(PORT)/"
+	@echo "make build  - gera a pasta site/, pronta para qualquer servidor estático"
+	@echo "make test   - instala tudo (inclusive o Chromium) e roda todos os testes"
+	@echo "make clean  - apaga site/, .venv/ e node_modules/"
+
+# Stamps make re-runs cheap: they are redone only when the pins change.
+$(VENV)/.site-deps: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[site]"
+	@touch $@
+
+$(VENV)/.test-deps: $(VENV)/.site-deps pyproject.toml
+	$(PY) -m pip install --quiet -e ".[test]"
+	@touch $@
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+setup: $(VENV)/.site-deps node_modules/.package-lock.json
+
+build: setup
+	$(PY) -m mkdocs build --strict
+
+serve: setup
+	$(PY) -m mkdocs serve --strict --dev-addr $(HOST):$(PORT)
+
+# Debian's chromium when it is missing and we may install it; otherwise say what to do.
+chromium:
+	@if [ -x "$(CHROMIUM)" ]; then \
+		echo "Chromium: $(CHROMIUM)"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+		[ -x "$(CHROMIUM)" ] || { echo "apt-get não instalou $(CHROMIUM)" >&2; exit 1; }; \
+	else \
+		echo "Chromium não encontrado em $(CHROMIUM). Instale-o ou rode: make test CHROMIUM=/caminho/do/chromium" >&2; \
+		exit 1; \
+	fi
+
+test: setup $(VENV)/.test-deps chromium
+	$(PY) -m pytest
+
+clean:
+	rm -rf site $(VENV) node_modules

@@ -1,0 +1,106 @@
+"""MkDocs hook: the `exercise` fence, which renders an exercise from `exercises/<id>/`.
+
+A page embeds an exercise with a fence whose body is the exercise id:
+
+    ```exercise
+    nivel-2
+    ```
+
+The statement lives in the page; the criteria (and the quiz options) are read
+from `exercises/<id>/exercise.toml`, so they are written once. The HTML is
+complete and accessible without JavaScript; the widget enhances it in place.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import tomllib
+from pathlib import Path
+
+import markdown
+from pymdownx.superfences import SuperFencesException
+
+EXERCISES_DIR = Path(__file__).resolve().parents[2] / "exercises"
+EXERCISE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+PENDING = "pendente"
+
+
+def load_exercise(exercise_id: str) -> dict:
+    """Read and sanity-check `exercises/<id>/exercise.toml`."""
+    if not EXERCISE_ID.match(exercise_id):
+        raise SuperFencesException(f"Bloco `exercise` com id inválido: {exercise_id!r}.")
+    path = EXERCISES_DIR / exercise_id / "exercise.toml"
+    if not path.is_file():
+        raise SuperFencesException(f"Exercício desconhecido {exercise_id!r}: falta {path}.")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise SuperFencesException(f"{path}: TOML inválido ({exc}).") from exc
+    criteria = data.get("criteria") or []
+    ids = [c.get("id") for c in criteria]
+    if not criteria or not all(ids) or len(set(ids)) != len(ids):
+        raise SuperFencesException(f"{path}: cada critério precisa de um `id` único.")
+    if data.get("kind") == "quiz" and sum(bool(o.get("correct")) for o in data.get("options", [])) != 1:
+        raise SuperFencesException(f"{path}: o quiz precisa de exatamente uma alternativa correta.")
+    return data
+
+
+def _inline(text: str) -> str:
+    """Render one line of Markdown (code spans, emphasis) without the wrapping <p>."""
+    rendered = markdown.markdown(text.strip())
+    return re.sub(r"^<p>(.*)</p>$", r"\1", rendered, flags=re.S)
+
+
+def _criteria_html(exercise_id: str, criteria: list[dict]) -> str:
+    items = "".join(
+        f'<li class="exercise-criterion" data-criterion="{html.escape(c["id"])}" data-state="{PENDING}">'
+        f'<span class="exercise-criterion__state">{PENDING}</span> '
+        f'<span class="exercise-criterion__label">{_inline(c["label"])}</span></li>'
+        for c in criteria
+    )
+    return (
+        f'<p class="exercise-criteria__title" id="criterios-{exercise_id}">'
+        "<strong>Critérios de conclusão</strong> · verificados no seu navegador</p>"
+        f'<ol class="exercise-criteria" aria-labelledby="criterios-{exercise_id}">{items}</ol>'
+    )
+
+
+def _quiz_html(exercise_id: str, data: dict) -> str:
+    options = data["options"]
+    radios = "".join(
+        f'<li><label><input type="radio" name="{exercise_id}" value="{html.escape(o["id"])}"> '
+        f"{_inline(o['text'])}</label></li>"
+        for o in options
+    )
+    explained = "".join(
+        f'<li data-option="{html.escape(o["id"])}"><strong>{"Correta" if o.get("correct") else "Incorreta"}:</strong> '
+        f"{_inline(o['text'])}<br>{_inline(o['explanation'])}</li>"
+        for o in options
+    )
+    return (
+        f'<fieldset class="exercise-quiz"><legend>{_inline(data["question"])}</legend>'
+        f'<ul class="exercise-quiz__options">{radios}</ul></fieldset>'
+        '<details class="exercise-quiz__explanations"><summary>Ver as alternativas comentadas</summary>'
+        f"<ul>{explained}</ul></details>"
+    )
+
+
+def format_exercise(src, language, class_name, options, md, **kwargs):
+    exercise_id = src.strip()
+    data = load_exercise(exercise_id)
+    body = _quiz_html(exercise_id, data) if data.get("kind") == "quiz" else ""
+    return (
+        f'<section class="exercise" data-exercise="{exercise_id}" data-kind="{html.escape(data.get("kind", ""))}" '
+        f'aria-label="Exercício: {html.escape(data["title"])}">'
+        f"{body}{_criteria_html(exercise_id, data['criteria'])}</section>"
+    )
+
+
+def on_config(config):
+    """Register the fence with superfences (kept here, not in mkdocs.yml, so no import path is needed)."""
+    if "pymdownx.superfences" not in config.markdown_extensions:
+        config.markdown_extensions.append("pymdownx.superfences")
+    fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
+    fences.append({"name": "exercise", "class": "exercise", "format": format_exercise})
+    return config

@@ -1,0 +1,103 @@
+"""Shared fixtures: one strict build of the site, a local static server, a real Chromium."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# Flags checked on this machine (see shared NOTES): no sandbox as root, and no
+# background traffic; other origins are made to fail fast, and still get recorded.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+@pytest.fixture(scope="session")
+def _root_server(tmp_path_factory):
+    """A static server started first, so the build can be told its address (SITE_URL)."""
+    site_dir = tmp_path_factory.mktemp("site")
+    server = _serve(site_dir)
+    yield site_dir, f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def build(_root_server):
+    """Build the site once with `mkdocs build --strict`; return (site_dir, build_log)."""
+    site_dir, url = _root_server
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": url}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site_dir)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
+    return site_dir, proc.stdout + proc.stderr
+
+
+@pytest.fixture(scope="session")
+def site_dir(build) -> Path:
+    return build[0]
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # keep pytest output readable
+        pass
+
+
+def _serve(directory: Path):
+    handler = functools.partial(_QuietHandler, directory=str(directory))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    return server
+
+
+@pytest.fixture(scope="session")
+def site_url(build, _root_server):
+    """The built site served at the root of a local origin, as `python -m http.server` would."""
+    return _root_server[1]
+
+
+@pytest.fixture(scope="session")
+def subpath_site_url(site_dir, tmp_path_factory):
+    """The same build hosted under a sub-path, as an instructor would on a shared server."""
+    root = tmp_path_factory.mktemp("host")
+    target = root / "cursos" / "checkpoints"
+    target.parent.mkdir(parents=True)
+    shutil.copytree(site_dir, target)
+    server = _serve(root)
+    yield f"http://127.0.0.1:{server.server_address[1]}/cursos/checkpoints/"
+    server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """A real headless Chromium. Missing Chromium is a failure, never a skip."""
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"Chromium not found at {CHROMIUM}; `make test` installs it (or set CHROMIUM=...).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()

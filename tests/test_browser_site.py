@@ -1,0 +1,125 @@
+"""The built site in a real headless Chromium: it renders, the palette toggles, nothing leaves the origin."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+
+class Recorder:
+    """Every request a browser context makes, and the console errors of its pages."""
+
+    def __init__(self, context):
+        self.requests: list[str] = []
+        self.failed: list[str] = []
+        self.console_errors: list[str] = []
+        context.on("request", lambda r: self.requests.append(r.url))
+        context.on("requestfailed", lambda r: self.failed.append(f"{r.url} ({r.failure})"))
+        context.on("response", lambda r: r.status >= 400 and self.failed.append(f"{r.url} -> {r.status}"))
+        context.on("page", self.watch)
+
+    def watch(self, page):
+        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+
+    def foreign(self, origin: str) -> list[str]:
+        return [u for u in self.requests if urlsplit(u).scheme in {"http", "https", "ws", "wss"} and not u.startswith(origin)]
+
+
+@pytest.fixture
+def session(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    recorder = Recorder(context)
+    page = context.new_page()
+    yield page, recorder
+    context.close()
+
+
+def origin_of(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}/"
+
+
+def test_lesson_renders_with_no_foreign_request(session, site_url):
+    page, rec = session
+    page.goto(site_url + "licao-2/")
+    page.wait_for_load_state("networkidle")
+    heading = page.locator("h1")
+    assert "Checkpoints" in heading.inner_text()
+    assert page.locator(".md-content h2").count() >= 9
+    # The theme really styled the page (its CSS came from this origin).
+    header_bg = page.locator(".md-header").evaluate("e => getComputedStyle(e).backgroundColor")
+    assert header_bg not in ("", "rgba(0, 0, 0, 0)")
+    assert page.locator("section.exercise").count() == 3
+    assert rec.requests, "no request was recorded"
+    assert rec.foreign(site_url) == []
+    assert rec.failed == []
+    assert rec.console_errors == []
+
+
+def test_palette_toggle_switches_light_and_dark(session, site_url):
+    page, rec = session
+    page.emulate_media(color_scheme="light")
+    page.goto(site_url + "licao-2/")
+    body = page.locator("body")
+    seen = [body.get_attribute("data-md-color-scheme")]
+    names = []
+    for _ in range(3):
+        toggle = page.locator("form[data-md-component=palette] label:visible").first
+        names.append(toggle.get_attribute("title"))
+        toggle.click()
+        seen.append(body.get_attribute("data-md-color-scheme"))
+    assert "slate" in seen and "default" in seen, seen
+    assert all(names) and len(set(names)) == 3, names
+    # The choice is remembered across pages.
+    before = body.get_attribute("data-md-color-scheme")
+    page.goto(site_url)
+    assert page.locator("body").get_attribute("data-md-color-scheme") == before
+    assert rec.foreign(site_url) == []
+    assert rec.console_errors == []
+
+
+def test_vendored_pyodide_boots_offline_in_a_module_worker(session, site_url):
+    page, rec = session
+    page.goto(site_url + "licao-2/")
+    version = page.evaluate(
+        """async (base) => {
+            const src = `
+              import { loadPyodide } from "${base}pyodide/pyodide.mjs";
+              const py = await loadPyodide({ indexURL: "${base}pyodide/" });
+              postMessage(py.runPython("import json, os, sys; json.dumps([sys.version_info[0], os.name])"));
+            `;
+            const url = URL.createObjectURL(new Blob([src], { type: "text/javascript" }));
+            const worker = new Worker(url, { type: "module" });
+            try {
+              return await new Promise((resolve, reject) => {
+                worker.onmessage = (e) => resolve(e.data);
+                worker.onerror = (e) => reject(new Error(e.message || "worker error"));
+                setTimeout(() => reject(new Error("Pyodide did not start in 60 s")), 60000);
+              });
+            } finally {
+              worker.terminate();
+            }
+        }""",
+        site_url,
+    )
+    assert version == '[3, "posix"]'
+    assert any(u.endswith("/pyodide/pyodide.asm.wasm") for u in rec.requests)
+    assert rec.foreign(site_url) == []
+    assert rec.failed == []
+
+
+def test_site_works_under_a_sub_path(session, subpath_site_url):
+    page, rec = session
+    page.goto(subpath_site_url + "licao-2/")
+    page.wait_for_load_state("networkidle")
+    assert "Checkpoints" in page.locator("h1").inner_text()
+    page.get_by_role("link", name="Início").first.click()
+    page.wait_for_load_state("networkidle")
+    assert page.url.rstrip("/") == subpath_site_url.rstrip("/")
+    assert all("/cursos/checkpoints/" in u for u in rec.requests if u.startswith(origin_of(subpath_site_url)))
+    assert rec.failed == []
+    assert rec.foreign(origin_of(subpath_site_url)) == []

@@ -1,0 +1,44 @@
+"""The site builds strict-clean and ships its own Pyodide runtime."""
+
+import json
+import re
+
+from conftest import ROOT
+
+PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+
+
+def test_strict_build_prints_no_warning(build):
+    _, log = build
+    assert not re.search(r"\b(WARNING|ERROR)\b", log), log
+
+
+def test_pyodide_core_is_vendored_byte_for_byte(site_dir):
+    package = ROOT / "node_modules" / "pyodide"
+    for name in PYODIDE_CORE:
+        shipped = site_dir / "pyodide" / name
+        assert shipped.is_file(), f"{name} missing from the build"
+        assert shipped.read_bytes() == (package / name).read_bytes(), f"{name} differs from node_modules"
+
+
+def test_vendored_pyodide_is_the_pinned_version(site_dir):
+    pinned = json.loads((ROOT / "package.json").read_text())["dependencies"]["pyodide"]
+    locked = json.loads((ROOT / "package-lock.json").read_text())["packages"]["node_modules/pyodide"]["version"]
+    assert pinned == locked, "package.json must pin an exact Pyodide version"
+    # The runtime names its own version; the shipped copy must be the pinned one.
+    assert f'"{pinned}"' in (site_dir / "pyodide" / "pyodide.mjs").read_text(encoding="utf-8")
+
+
+def test_python_pins_are_exact():
+    text = (ROOT / "pyproject.toml").read_text()
+    for name in ("mkdocs", "mkdocs-material", "pymdown-extensions", "pytest", "playwright"):
+        assert re.search(rf'"{re.escape(name)}==[0-9][^"]*"', text), f"{name} is not pinned with =="
+
+
+def test_no_page_references_another_origin(site_dir):
+    # Links the reader clicks (the sources) may leave; nothing the page *loads* may.
+    # rel=canonical names the page's public address; it loads nothing.
+    loaders = re.compile(r'<(?:script|link(?![^>]*rel="canonical")|img|iframe|source)\b[^>]*\b(?:src|href)="(https?:)?//', re.I)
+    for page in site_dir.rglob("*.html"):
+        match = loaders.search(page.read_text(encoding="utf-8"))
+        assert match is None, f"{page.relative_to(site_dir)} loads from another origin: {match.group(0)}"

@@ -1,0 +1,181 @@
+"""The built lesson page covers the seed, in Portuguese, with Python that compiles."""
+
+from __future__ import annotations
+
+import ast
+import tomllib
+
+import pytest
+
+from conftest import ROOT
+from page_html import read_page
+
+PROTOCOL_KEYS = ["version", "task", "turns", "tokensUsed", "messages", "pendingToolUse"]
+SOURCES = [
+    "https://www.anthropic.com/engineering/multi-agent-research-system",
+    "https://code.claude.com/docs/en/checkpointing",
+    "https://www.anthropic.com/engineering/building-effective-agents",
+]
+# Section id -> words its heading must contain (the seed's sections, in its order).
+SECTIONS = {
+    "cena-em-memoria": "memória",
+    "seis-campos": "seis campos",
+    "dois-pontos": "dois pontos de gravação",
+    "como-salvar": "sobrescrever no lugar",
+    "quiz-sobrescrita": "sobrescrever no lugar",
+    "claude-code": "Claude Code",
+    "custo": "não são de graça",
+    "recapitulacao": "Recapitulação",
+    "exercicios": "Exercícios",
+    "nivel-1": "Nível 1",
+    "nivel-2": "Nível 2",
+    "fontes": "Fontes",
+}
+
+
+@pytest.fixture(scope="module")
+def lesson(site_dir):
+    return read_page(site_dir / "licao-2" / "index.html")
+
+
+@pytest.fixture(scope="module")
+def home(site_dir):
+    return read_page(site_dir / "index.html")
+
+
+def exercise_meta(exercise_id):
+    return tomllib.loads((ROOT / "exercises" / exercise_id / "exercise.toml").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("section_id, words", SECTIONS.items())
+def test_every_seed_section_is_on_the_page(lesson, section_id, words):
+    assert section_id in lesson.headings, f"missing section #{section_id}"
+    assert words.lower() in lesson.headings[section_id].lower()
+
+
+def test_sections_follow_the_seed_order(lesson):
+    order = [h for h in lesson.headings if h in SECTIONS]
+    assert order == list(SECTIONS)
+
+
+@pytest.mark.parametrize("box", ["Objetivos de aprendizado", "Pré-requisitos"])
+def test_objectives_and_prerequisites(lesson, box):
+    assert box in lesson.text
+
+
+@pytest.mark.parametrize("key", PROTOCOL_KEYS)
+def test_each_field_is_explained_with_what_breaks_without_it(lesson, site_dir, key):
+    assert f"campo-{key}" in lesson.ids, f"no definition for {key}"
+    html = (site_dir / "licao-2" / "index.html").read_text(encoding="utf-8")
+    definition = html.split(f'id="campo-{key}"', 1)[1].split("</dd>", 1)[0]
+    assert "Sem ele:" in definition, f"{key}: what breaks on resume is not said"
+
+
+def test_protocol_sample_has_exactly_the_six_keys(lesson):
+    for block in lesson.code_blocks:
+        tree = ast.parse(block.text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
+                keys = [k.value for k in node.value.keys if isinstance(k, ast.Constant)]
+                if "pendingToolUse" in keys:
+                    assert keys == PROTOCOL_KEYS
+                    return
+    pytest.fail("no sample builds the state dict")
+
+
+@pytest.mark.parametrize("url", SOURCES)
+def test_each_source_is_linked(lesson, url):
+    assert url in lesson.links
+
+
+def test_sources_are_quoted(lesson):
+    for quote in (
+        "deterministic safeguards like retry logic and regular checkpoints",
+        "checkpointing automatically captures the state of your code before each user prompt.",
+        "Every user prompt creates a new checkpoint",
+        "you should consider adding complexity only when it demonstrably improves outcomes.",
+    ):
+        assert quote in lesson.text
+
+
+def test_code_samples_are_python_and_compile(lesson):
+    assert len(lesson.code_blocks) >= 6
+    for block in lesson.code_blocks:
+        assert block.language == "python", f"non-Python sample: {block.text[:60]!r}"
+        compile(block.text, block.title or "<lesson sample>", "exec")
+
+
+def test_samples_teach_the_python_idioms(lesson):
+    code = "\n".join(b.text for b in lesson.code_blocks)
+    for idiom in (
+        "os.replace(",
+        "json.dumps(",
+        "os.makedirs(directory, exist_ok=True)",
+        'response["stop_reason"]',
+        'response.get("usage", {}).get("output_tokens", 0)',
+    ):
+        assert idiom in code
+    for javascript in ("fs.", "JSON.stringify", "const ", "await "):
+        assert javascript not in code
+    assert "Windows" in lesson.text and "os.rename" in lesson.text
+
+
+def test_point_a_is_saved_before_the_tool_runs(lesson):
+    loop = next(b.text for b in lesson.code_blocks if b.text.startswith("while "))
+    pending = loop.index('state["pendingToolUse"] = {')
+    save_a = loop.index("save_checkpoint(state)", pending)
+    tool = loop.index("execute_tool(")
+    reset = loop.index('state["pendingToolUse"] = None')
+    save_b = loop.index("save_checkpoint(state)", reset)
+    assert pending < save_a < tool < reset < save_b
+
+
+@pytest.mark.parametrize("exercise_id", ["nivel-1", "nivel-2"])
+def test_starter_code_comes_from_exercises(lesson, exercise_id):
+    path = f"exercises/{exercise_id}/starter.py"
+    shown = [b for b in lesson.code_blocks if b.title == path]
+    assert len(shown) == 1, f"{path} is not included on the page"
+    assert shown[0].text == (ROOT / path).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("exercise_id", ["quiz-sobrescrita", "nivel-1", "nivel-2"])
+def test_exercise_blocks_show_their_criteria_in_order(lesson, exercise_id):
+    meta = exercise_meta(exercise_id)
+    block = next((e for e in lesson.exercises if e.id == exercise_id), None)
+    assert block is not None, f"exercise {exercise_id} is not on the page"
+    assert block.kind == meta["kind"]
+    assert block.criteria == [c["id"] for c in meta["criteria"]]
+    assert block.text.count("pendente") == len(meta["criteria"])
+
+
+def test_nivel_2_criteria_are_the_contract():
+    ids = [c["id"] for c in exercise_meta("nivel-2")["criteria"]]
+    assert ids == ["diagnostico-escrita", "diagnostico-ponto-a", "escrita-atomica", "ponto-a", "seis-campos", "executavel"]
+
+
+def test_nivel_1_criteria_are_the_contract():
+    ids = [c["id"] for c in exercise_meta("nivel-1")["criteria"]]
+    assert ids == ["campos-faltantes"] + [f"explica-{k}" for k in PROTOCOL_KEYS if k != "messages"]
+
+
+def test_quiz_offers_every_option_with_its_explanation(lesson):
+    meta = exercise_meta("quiz-sobrescrita")
+    assert sum(o["correct"] for o in meta["options"]) == 1
+    for option in meta["options"]:
+        assert option["explanation"].strip()
+    assert lesson.text.count('type="radio"') == 0  # inputs are elements, not text
+    assert "Ver as alternativas comentadas" in lesson.text
+
+
+def test_lesson_is_in_portuguese(site_dir, lesson):
+    html = (site_dir / "licao-2" / "index.html").read_text(encoding="utf-8")
+    assert '<html lang="pt-BR"' in html or '<html lang="pt"' in html
+    for word in ("retomada", "gravação", "ferramenta", "queda"):
+        assert word in lesson.text
+
+
+def test_home_presents_the_course_honestly(home):
+    assert "licao-2/" in home.links
+    for lesson_title in ("Retomando de um checkpoint: reiniciando o loop", "Memória e estado de execução"):
+        assert lesson_title in home.text
+    assert "não fazem parte deste site" in home.text
