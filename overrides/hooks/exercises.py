@@ -41,8 +41,10 @@ def load_exercise(exercise_id: str) -> dict:
     ids = [c.get("id") for c in criteria]
     if not criteria or not all(ids) or len(set(ids)) != len(ids):
         raise SuperFencesException(f"{path}: cada critério precisa de um `id` único.")
-    if data.get("kind") == "quiz" and sum(bool(o.get("correct")) for o in data.get("options", [])) != 1:
-        raise SuperFencesException(f"{path}: o quiz precisa de exatamente uma alternativa correta.")
+    for q in data.get("questions", []):
+        correct = sum(bool(o.get("correct")) for o in q.get("options", []))
+        if q.get("criterion") not in ids or correct < 1 or (q.get("type") != "multiple" and correct != 1):
+            raise SuperFencesException(f"{path}: a pergunta {q.get('id')!r} está malformada.")
     return data
 
 
@@ -66,30 +68,30 @@ def _criteria_html(exercise_id: str, criteria: list[dict]) -> str:
     )
 
 
-def _quiz_html(exercise_id: str, data: dict) -> str:
-    options = data["options"]
-    radios = "".join(
-        f'<li><label><input type="radio" name="{exercise_id}" value="{html.escape(o["id"])}"> '
-        f"{_inline(o['text'])}</label></li>"
-        for o in options
-    )
-    explained = "".join(
-        f'<li data-option="{html.escape(o["id"])}"><strong>{"Correta" if o.get("correct") else "Incorreta"}:</strong> '
-        f"{_inline(o['text'])}<br>{_inline(o['explanation'])}</li>"
-        for o in options
-    )
-    return (
-        f'<fieldset class="exercise-quiz"><legend>{_inline(data["question"])}</legend>'
-        f'<ul class="exercise-quiz__options">{radios}</ul></fieldset>'
-        '<details class="exercise-quiz__explanations"><summary>Ver as alternativas comentadas</summary>'
-        f"<ul>{explained}</ul></details>"
-    )
+def _questions_html(exercise_id: str, questions: list[dict]) -> str:
+    """Each structured question as a real fieldset of radio buttons or checkboxes."""
+    blocks = []
+    for q in questions:
+        kind = "checkbox" if q.get("type") == "multiple" else "radio"
+        name = f"{exercise_id}--{q['id']}"
+        options = "".join(
+            f'<li><label><input type="{kind}" name="{html.escape(name)}" value="{html.escape(o["id"])}"> '
+            f"{_inline(o['text'])}</label></li>"
+            for o in q["options"]
+        )
+        blocks.append(
+            f'<fieldset class="exercise-question" data-question="{html.escape(q["id"])}" '
+            f'data-criterion="{html.escape(q["criterion"])}">'
+            f"<legend>{_inline(q['prompt'])}</legend>"
+            f'<ul class="exercise-question__options">{options}</ul></fieldset>'
+        )
+    return "".join(blocks)
 
 
 def format_exercise(src, language, class_name, options, md, **kwargs):
     exercise_id = src.strip()
     data = load_exercise(exercise_id)
-    body = _quiz_html(exercise_id, data) if data.get("kind") == "quiz" else ""
+    body = _questions_html(exercise_id, data.get("questions", []))
     return (
         f'<section class="exercise" data-exercise="{exercise_id}" data-kind="{html.escape(data.get("kind", ""))}" '
         f'aria-label="Exercício: {html.escape(data["title"])}">'

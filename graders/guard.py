@@ -1,0 +1,272 @@
+"""Run student code in a fresh module, in its own folder, and classify how each call ended.
+
+The student's code may print, raise, loop on the model, call `sys.exit()`/`os._exit()` or
+rebind functions of `json`, `os` or of the graders themselves. None of that may crash
+the grader or turn into a pass: every call returns an `Outcome`, and tampering is
+detected (and undone) by comparing the watched modules before and after.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+import traceback
+import types
+from dataclasses import dataclass, field
+
+from .crashfs import FileSystemTracer, SimulatedCrash, StudentExit, TooManyOperations
+from .fake_agent import AgentLoopRunaway
+
+OUTPUT_LIMIT = 20_000
+STUDENT_MODULE = "solucao"
+WATCHED_MODULES = (
+    "builtins", "os", "posix", "io", "_io", "json", "json.decoder", "json.encoder", "json.scanner",
+    "sys", "copy", "tempfile", "shutil", "pathlib", "posixpath", "traceback", "types", "tomllib",
+)
+# Attributes that change on their own while code runs.
+_VOLATILE = {"_", "last_type", "last_value", "last_traceback", "last_exc", "stdout", "stderr", "stdin"}
+
+
+class CodeError(Exception):
+    """The submission cannot even be loaded (syntax error, missing function...)."""
+
+
+class BoundedOutput(io.TextIOBase):
+    """Collects what the student prints, up to a limit, so huge output costs nothing."""
+
+    def __init__(self, limit: int = OUTPUT_LIMIT):
+        self.parts: list[str] = []
+        self.size = 0
+        self.limit = limit
+        self.truncated = False
+
+    def writable(self):
+        return True
+
+    def write(self, text):
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(text[:room])
+            self.size += min(len(text), room)
+        if len(text) > room:
+            self.truncated = True
+        return len(text)
+
+    def getvalue(self) -> str:
+        return "".join(self.parts) + ("\n… [saída cortada]" if self.truncated else "")
+
+
+@dataclass
+class Outcome:
+    kind: str  # ok, exception, crash, exit, runaway, tampered, missing
+    value: object = None
+    message: str = ""
+    tampered: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.kind == "ok"
+
+
+def compile_student(source: str, filename: str):
+    try:
+        return compile(source, filename, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        line = (exc.text or "").strip()
+        where = f"linha {exc.lineno}" + (f", coluna {exc.offset}" if exc.offset else "")
+        detail = f": `{line}`" if line else ""
+        raise CodeError(f"Erro de sintaxe na {where} ({exc.msg}){detail}. Corrija e verifique de novo.") from None
+    except (ValueError, TypeError) as exc:  # e.g. NUL bytes in the source
+        raise CodeError(f"O código não pôde ser compilado: {exc}.") from None
+
+
+def describe_exception(exc: BaseException, filename: str) -> str:
+    """`KeyError: 'x' (linha 27, em run_agent: `block = ...`)`, pointing into the student's file."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    name = type(exc).__name__
+    text = f"{name}: {exc}" if str(exc) else name
+    if frames:
+        last = frames[-1]
+        code = f": `{last.line.strip()}`" if last.line else ""
+        return f"{text} (linha {last.lineno}, em {last.name}{code})"
+    return text
+
+
+# --- tamper detection ---------------------------------------------------------------------
+
+
+def _watched_namespaces():
+    for name in WATCHED_MODULES:
+        module = sys.modules.get(name)
+        if module is not None:
+            yield name, vars(module)
+    for name, module in list(sys.modules.items()):
+        if name == "graders" or name.startswith("graders."):
+            yield name, vars(module)
+            for attr, value in list(vars(module).items()):
+                if isinstance(value, type) and getattr(value, "__module__", "") == name:
+                    yield f"{name}.{attr}", value.__dict__
+    import json
+    import pathlib
+
+    for cls in (json.JSONDecoder, json.JSONEncoder, pathlib.PurePath, pathlib.Path):
+        yield f"{cls.__module__}.{cls.__qualname__}", cls.__dict__
+
+
+def snapshot() -> dict:
+    snap = {}
+    for ns_name, namespace in _watched_namespaces():
+        snap[ns_name] = (namespace, {k: v for k, v in namespace.items() if k not in _VOLATILE})
+    snap["<sys.modules>"] = (None, {k: sys.modules.get(k) for k in WATCHED_MODULES})
+    return snap
+
+
+def changes_since(snap: dict) -> list[str]:
+    changed = []
+    for ns_name, (namespace, before) in snap.items():
+        if namespace is None:
+            now = {k: sys.modules.get(k) for k in before}
+        else:
+            now = {k: v for k, v in namespace.items() if k not in _VOLATILE}
+        for key in set(before) | set(now):
+            if before.get(key, _MISSING) is not now.get(key, _MISSING):
+                changed.append(f"{ns_name}.{key}" if ns_name != "<sys.modules>" else f"sys.modules[{key!r}]")
+    return sorted(changed)
+
+
+def restore(snap: dict):
+    for ns_name, (namespace, before) in snap.items():
+        if namespace is None:
+            for key, module in before.items():
+                if module is not None:
+                    sys.modules[key] = module
+            continue
+        if isinstance(namespace, types.MappingProxyType):
+            cls = _class_for(ns_name)
+            if cls is None:
+                continue
+            for key in [k for k in namespace if k not in before and k not in _VOLATILE]:
+                try:
+                    delattr(cls, key)
+                except (AttributeError, TypeError):
+                    pass
+            for key, value in before.items():
+                if namespace.get(key, _MISSING) is not value:
+                    try:
+                        setattr(cls, key, value)
+                    except (AttributeError, TypeError):
+                        pass
+            continue
+        for key in [k for k in namespace if k not in before and k not in _VOLATILE]:
+            del namespace[key]
+        namespace.update(before)
+
+
+def _class_for(qualified: str):
+    module_name, _, attr = qualified.rpartition(".")
+    module = sys.modules.get(module_name)
+    return getattr(module, attr, None) if module is not None else None
+
+
+_MISSING = object()
+
+
+# --- running ---------------------------------------------------------------------------
+
+
+class Sandbox:
+    """One run of student code: a fresh folder, a tracer, captured output, no way out."""
+
+    def __init__(self, code, filename: str, tracer_factory, output: BoundedOutput):
+        self.code = code
+        self.filename = filename
+        self.output = output
+        self.root = tempfile.mkdtemp(prefix="correcao-")
+        self.workdir = os.path.join(self.root, "trabalho")
+        self.systemp = os.path.join(self.root, "tmp-do-sistema")
+        os.mkdir(self.workdir)
+        os.mkdir(self.systemp)
+        self.tracer: FileSystemTracer = tracer_factory(self.workdir)
+        self.module = None
+        self.tampered: list[str] = []
+
+    def call(self, fn, *args, **kwargs) -> Outcome:
+        """Run fn under the tracer, in the sandbox folder; never raises for student faults."""
+        saved_cwd = os.getcwd()
+        saved_streams = (sys.stdout, sys.stderr, sys.stdin)
+        saved_tempdir = tempfile.tempdir
+        saved_bytecode = sys.dont_write_bytecode
+        saved_recursion = sys.getrecursionlimit()
+        saved_abort, saved_kill = os.abort, os.kill
+        os.chdir(self.workdir)
+        sys.stdout = sys.stderr = self.output
+        sys.stdin = io.StringIO("")
+        tempfile.tempdir = self.systemp
+        sys.dont_write_bytecode = True
+        os.abort = _refuse("os.abort()")
+        os.kill = _refuse("os.kill()")
+        self.tracer.install()
+        snap = snapshot()
+        try:
+            value = fn(*args, **kwargs)
+            outcome = Outcome("ok", value)
+        except SimulatedCrash:
+            outcome = Outcome("crash")
+        except TooManyOperations:
+            outcome = Outcome("runaway", message="o código fez operações de arquivo demais (mais de 2000)")
+        except AgentLoopRunaway:
+            outcome = Outcome("runaway", message="run_agent chamou o modelo ou as ferramentas muito mais vezes do que o roteiro prevê")
+        except SystemExit as exc:
+            outcome = Outcome("exit", message=f"o código chamou sys.exit({'' if exc.code is None else repr(exc.code)})")
+        except StudentExit as exc:
+            outcome = Outcome("exit", message=f"o código chamou {exc}")
+        except KeyboardInterrupt:
+            raise  # the page's "Parar" button: stop grading altogether
+        except RecursionError as exc:
+            outcome = Outcome("exception", message=describe_exception(exc, self.filename))
+        except BaseException as exc:  # noqa: BLE001 - any student fault becomes a verdict
+            outcome = Outcome("exception", exc, describe_exception(exc, self.filename))
+        finally:
+            tampered = changes_since(snap)
+            restore(snap)
+            self.tracer.uninstall()
+            os.abort, os.kill = saved_abort, saved_kill
+            sys.stdout, sys.stderr, sys.stdin = saved_streams
+            tempfile.tempdir = saved_tempdir
+            sys.dont_write_bytecode = saved_bytecode
+            sys.setrecursionlimit(saved_recursion)
+            os.chdir(saved_cwd)
+        if tampered:
+            self.tampered.extend(tampered)
+            return Outcome("tampered", message="o código altera objetos do Python ou do corretor: " + ", ".join(tampered[:4]), tampered=tampered)
+        return outcome
+
+    def load(self) -> Outcome:
+        """Execute the module body; on success `self.module` holds its namespace."""
+        module = types.ModuleType(STUDENT_MODULE)
+        module.__file__ = self.filename
+        namespace = vars(module)
+        outcome = self.call(exec, self.code, namespace)
+        if outcome.ok:
+            self.module = namespace
+        return outcome
+
+    def function(self, name: str):
+        fn = (self.module or {}).get(name)
+        return fn if callable(fn) else None
+
+    def cleanup(self):
+        import shutil
+
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _refuse(what: str):
+    def refuse(*args, **kwargs):
+        raise StudentExit(what)
+
+    return refuse

@@ -1,0 +1,480 @@
+"""Grade the code of `nivel-2`: run `run_agent` against the fakes, crash it at every step, read the disk.
+
+One reference run records every file-system operation and what `checkpoint.json` held
+before each of them. Then the code is run again once per crash point (before each
+operation, inside each write, inside each tool call) and the folder is read as a
+resumed process would read it.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+from dataclasses import dataclass, field
+
+from . import protocol
+from .crashfs import CrashPlan, FileSystemTracer, Op, Trace
+from .fake_agent import RESPONSES, TASK, TOOL_RESULTS, TOOL_USES, TOOLS, FakeAgentWorld
+from .guard import BoundedOutput, CodeError, Outcome, Sandbox, compile_student
+from .verdict import CriterionResult
+
+CHECKPOINT_NAME = "checkpoint.json"
+MAX_CRASH_RUNS = 400
+CODE_CRITERIA = ("escrita-atomica", "ponto-a", "seis-campos", "executavel")
+ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª"}
+
+
+@dataclass
+class Run:
+    outcome: Outcome
+    load: Outcome
+    trace: Trace
+    world: FakeAgentWorld
+    files: dict[str, bytes]  # checkpoint.json files left in the folder, by relative path
+    bypasses: list[str]
+    # Reference run only: checkpoint.json files before each operation (index = op index) and at the end.
+    snapshots: list[dict[str, bytes]] = field(default_factory=list)
+
+
+def _checkpoint_files(workdir: str) -> dict[str, bytes]:
+    found = {}
+    for folder, _, names in os.walk(workdir):
+        if CHECKPOINT_NAME in names:
+            path = os.path.join(folder, CHECKPOINT_NAME)
+            with open(path, "rb") as f:
+                found[os.path.relpath(path, workdir)] = f.read()
+    return found
+
+
+def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None = None, record: bool = False) -> Run:
+    snapshots: list[dict[str, bytes]] = []
+    box = Sandbox(code, filename, lambda workdir: FileSystemTracer(workdir, plan), output)
+    if record:
+        # Index 0 is unused so that snapshots[i] is the disk just before operation i.
+        snapshots.append({})
+        box.tracer.on_op = lambda op: snapshots.append(_checkpoint_files(box.workdir))
+    world = FakeAgentWorld(box.tracer)
+    try:
+        load = box.load()
+        if not load.ok:
+            outcome = load
+        elif box.function("run_agent") is None:
+            outcome = Outcome("missing", message="não encontrei a função `run_agent(task, tools, call_model, execute_tool)` no código")
+        else:
+            outcome = box.call(box.function("run_agent"), TASK, copy.deepcopy(TOOLS), world.call_model, world.execute_tool)
+        files = _checkpoint_files(box.workdir)
+        if record:
+            snapshots.append(files)
+        return Run(outcome, load, box.tracer.trace, world, files, list(box.tracer.bypasses), snapshots)
+    finally:
+        box.cleanup()
+
+
+# --- reading what is on disk --------------------------------------------------------------
+
+
+def parse(content: bytes | None):
+    """The JSON document in `content`, or raise ValueError (what a resume would hit)."""
+    if content is None:
+        raise ValueError("ausente")
+    return json.loads(content.decode("utf-8-sig"))
+
+
+def canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+def disk_view(crash: str, path: str, content: bytes | None) -> dict:
+    view = {"crash": crash, "path": path, "exists": content is not None}
+    if content is not None:
+        view["bytes"] = len(content)
+        view["content"] = content[:4000].decode("utf-8", "replace")
+    return view
+
+
+def left_on_disk(content: bytes) -> str:
+    if not content:
+        return "ficou vazio (0 bytes)"
+    text = content.decode("utf-8", "replace").replace("\n", " ")
+    tail = text[-60:] if len(text) > 60 else text
+    return f"ficou com {len(content)} bytes, terminando em «…{tail}»"
+
+
+def _name(path: str) -> str:
+    return os.path.basename(path) or path
+
+
+def describe_op(op: Op, torn_at: int | None = None) -> str:
+    name = _name(op.path)
+    if op.kind == "tool":
+        return f"durante execute_tool('{op.path}') (turno {op.tool_call})"
+    if op.kind == "write":
+        if torn_at is not None:
+            return f"no meio da escrita de {op.size} bytes em {name}, depois de {torn_at} bytes"
+        return f"logo antes da escrita de {op.size} bytes em {name}"
+    what = {
+        "open": f"a abertura de {name} para escrita",
+        "close": f"o fechamento de {name}",
+        "fsync": f"o os.fsync de {name}",
+        "replace": f"a troca de {name} por {_name(op.target)}",
+        "rename": f"a troca de {name} por {_name(op.target)}",
+        "remove": f"a remoção de {name}",
+        "truncate": f"o truncamento de {name}",
+        "mkdir": f"a criação da pasta {name}",
+        "rmdir": f"a remoção da pasta {name}",
+    }.get(op.kind, f"a operação {op.kind} em {name}")
+    return f"logo antes de {what}"
+
+
+def crash_label(op: Op, torn_at: int | None, total: int) -> str:
+    return f"Queda simulada na operação {op.index} de {total}, {describe_op(op, torn_at)}"
+
+
+# --- the grader -------------------------------------------------------------------------------
+
+
+class Nivel2Grader:
+    def __init__(self, source: str, filename: str = "solucao.py"):
+        self.source = source
+        self.filename = filename
+        self.output = BoundedOutput()
+
+    def grade(self) -> dict[str, CriterionResult]:
+        try:
+            code = compile_student(self.source, self.filename)
+        except CodeError as exc:
+            return {c: CriterionResult(c, False, str(exc)) for c in CODE_CRITERIA}
+        self.code = code
+        ref = run_once(code, self.filename, self.output, record=True)
+        self.ref = ref
+        results = {"executavel": self.check_runs(ref)}
+        blocker = self._blocker(ref)
+        if blocker:
+            for c in ("escrita-atomica", "ponto-a", "seis-campos"):
+                results[c] = CriterionResult(c, False, blocker)
+            return {c: results[c] for c in CODE_CRITERIA}
+        self.path = self._checkpoint_path(ref)
+        self.total = len(ref.trace.ops)
+        crashes = self._crash_runs(ref)
+        results["escrita-atomica"] = self.check_atomic(ref, crashes)
+        results["ponto-a"] = self.check_point_a(ref, crashes)
+        results["seis-campos"] = self.check_fields(ref)
+        return {c: results[c] for c in CODE_CRITERIA}
+
+    # --- what stops the disk checks ---------------------------------------------------
+
+    def _blocker(self, ref: Run) -> str:
+        if ref.outcome.kind in ("tampered", "exit", "missing") or ref.load.kind != "ok":
+            return f"Não dá para avaliar: {ref.outcome.message or ref.load.message}."
+        if ref.bypasses:
+            return (
+                "O código mexeu em arquivos por um caminho que o simulador de quedas não acompanha "
+                f"({ref.bypasses[0]}). Use open, os, pathlib ou tempfile."
+            )
+        if not ref.outcome.ok:
+            return "Não dá para simular quedas enquanto run_agent não roda até o fim (veja o critério «executável»)."
+        if not ref.files:
+            return "run_agent terminou sem deixar nenhum checkpoint.json na pasta de trabalho."
+        return ""
+
+    def _checkpoint_path(self, ref: Run) -> str:
+        if CHECKPOINT_NAME in ref.files:
+            return CHECKPOINT_NAME
+        return sorted(ref.files)[0]
+
+    # --- crash runs ---------------------------------------------------------------------
+
+    def _plans(self, ref: Run) -> list[CrashPlan]:
+        plans = []
+        for op in ref.trace.ops:
+            plans.append(CrashPlan(op.index))
+            if op.kind == "write" and op.size > 1:
+                for offset in sorted({1, op.size // 2, op.size - 1}):
+                    plans.append(CrashPlan(op.index, offset))
+        if len(plans) > MAX_CRASH_RUNS:
+            kept = [p for p in plans if ref.trace.ops[p.op_index - 1].kind in ("tool", "replace", "rename")]
+            others = [p for p in plans if p not in kept]
+            step = len(others) / (MAX_CRASH_RUNS - len(kept))
+            plans = sorted(kept + [others[int(i * step)] for i in range(MAX_CRASH_RUNS - len(kept))],
+                           key=lambda p: (p.op_index, -1 if p.torn_at is None else p.torn_at))
+        return plans
+
+    def _crash_runs(self, ref: Run) -> list[tuple[CrashPlan, Run]]:
+        runs = []
+        for plan in self._plans(ref):
+            run = run_once(self.code, self.filename, BoundedOutput(0), plan)
+            runs.append((plan, run))
+        return runs
+
+    # --- executavel -------------------------------------------------------------------------
+
+    def check_runs(self, ref: Run) -> CriterionResult:
+        cid = "executavel"
+        if ref.load.kind != "ok":
+            return CriterionResult(cid, False, f"O código falhou ao ser carregado: {ref.load.message}.")
+        outcome = ref.outcome
+        if not outcome.ok:
+            return CriterionResult(cid, False, f"run_agent não chegou ao fim: {outcome.message}.")
+        calls = ref.world.model_calls
+        if len(calls) != len(RESPONSES):
+            return CriterionResult(
+                cid, False,
+                f"O modelo falso foi chamado {len(calls)} vez(es); o roteiro tem {len(RESPONSES)} chamadas "
+                "(duas ferramentas e a resposta final).",
+            )
+        expected_tools = [(u["name"], u["input"]) for u in TOOL_USES]
+        if ref.world.tool_calls != expected_tools:
+            return CriterionResult(
+                cid, False,
+                f"execute_tool foi chamado com {protocol.brief(ref.world.tool_calls, 160)}; o esperado era "
+                "buscar_tickets e depois gravar_tabela, cada uma com o input que o modelo pediu.",
+            )
+        problem = self._conversation_problem(calls)
+        if problem:
+            return CriterionResult(cid, False, problem)
+        state = outcome.value
+        if not isinstance(state, dict):
+            return CriterionResult(
+                cid, False, f"run_agent terminou, mas devolveu {protocol.brief(state, 60)} em vez do estado (o dicionário `state`)."
+            )
+        if state.get("turns") != len(TOOL_USES):
+            return CriterionResult(
+                cid, False, f"O estado devolvido tem turns = {protocol.brief(state.get('turns'))}; depois de duas ferramentas, deveria ser 2."
+            )
+        return CriterionResult(cid, True)
+
+    def _conversation_problem(self, calls: list[dict]) -> str:
+        first = calls[0]["messages"]
+        if not isinstance(first, list) or not first or not isinstance(first[0], dict) or first[0].get("role") != "user":
+            return "Na 1ª chamada, o modelo deveria receber a tarefa como mensagem do usuário."
+        for k in range(1, len(calls)):
+            sent, before = calls[k]["messages"], calls[k - 1]["messages"]
+            block = TOOL_USES[k - 1]
+            where = f"Na {ORDINAL.get(k + 1, f'{k + 1}ª')} chamada ao modelo"
+            if not isinstance(sent, list) or sent[: len(before)] != before:
+                return f"{where}, o histórico anterior de messages não foi mantido."
+            new = sent[len(before):]
+            if len(new) != 2:
+                return f"{where}, messages deveria ter 2 mensagens novas (a resposta do assistente e o tool_result), mas tem {len(new)}."
+            assistant, result = new
+            if not isinstance(assistant, dict) or assistant.get("role") != "assistant" or assistant.get("content") != RESPONSES[k - 1]["content"]:
+                return f"{where}, falta a resposta anterior do modelo como mensagem do assistente (com todo o content)."
+            blocks = result.get("content") if isinstance(result, dict) and result.get("role") == "user" else None
+            ok = isinstance(blocks, list) and any(
+                isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == block["id"]
+                and b.get("content") == TOOL_RESULTS[block["name"]]
+                for b in blocks
+            )
+            if not ok:
+                return (
+                    f"{where}, falta o resultado de {block['name']} como tool_result "
+                    f"(tool_use_id {block['id']!r}) numa mensagem do usuário."
+                )
+        return ""
+
+    # --- escrita-atomica ------------------------------------------------------------------
+
+    def _complete_before(self, ref: Run, op_index: int) -> dict[str, object]:
+        """Canonical JSON -> parsed value, for every complete checkpoint seen up to op_index."""
+        seen = {}
+        for snap in ref.snapshots[1: op_index + 1]:
+            try:
+                value = parse(snap.get(self.path))
+            except ValueError:
+                continue
+            seen[canonical(value)] = value
+        return seen
+
+    def check_atomic(self, ref: Run, crashes) -> CriterionResult:
+        cid = "escrita-atomica"
+        hint = ""
+        checkpoint_abs = None
+        for record in ref.trace.renames:
+            if record.op.target.endswith(os.sep + self.path) or _name(record.op.target) == CHECKPOINT_NAME:
+                checkpoint_abs = record.op.target
+                src_dir, dst_dir = os.path.dirname(record.op.path), os.path.dirname(record.op.target)
+                if src_dir != dst_dir:
+                    return CriterionResult(
+                        cid, False,
+                        f"O arquivo temporário ({record.op.path}) fica em outra pasta, não na de {_name(record.op.target)}. "
+                        "Entre pastas de sistemas de arquivos diferentes, a troca de nome vira uma cópia e deixa de ser atômica: "
+                        "crie o temporário na mesma pasta do checkpoint.",
+                    )
+                if record.unflushed:
+                    return CriterionResult(
+                        cid, False,
+                        f"{_name(record.op.path)} foi renomeado para {_name(record.op.target)} ainda aberto, com "
+                        f"{record.unflushed} bytes só no buffer do Python: numa queda logo depois da troca, o checkpoint "
+                        "fica incompleto. Feche (ou dê flush) no temporário antes do os.replace.",
+                    )
+                if not record.fsynced:
+                    hint = (
+                        "Dica: sem os.fsync no temporário antes do os.replace, a troca já protege contra o processo morto; "
+                        "contra falta de energia, chame f.flush() e os.fsync(f.fileno()) antes de fechar."
+                    )
+        failures = []  # (an earlier version existed, result)
+        for plan, run in crashes:
+            op = ref.trace.ops[plan.op_index - 1]
+            if op.kind == "tool":
+                continue
+            failure = self._crash_failure(ref, plan, op, run)
+            if failure is not None:
+                failures.append(failure)
+        if failures:
+            # The most telling case: a complete checkpoint existed and the crash destroyed it.
+            return next((f for had_one, f in failures if had_one), failures[0][1])
+        if checkpoint_abs is None:
+            hint = ""
+        return CriterionResult(cid, True, hint=hint)
+
+    def _crash_failure(self, ref: Run, plan: CrashPlan, op: Op, run: Run):
+        cid = "escrita-atomica"
+        label = crash_label(op, plan.torn_at, self.total)
+        content = run.files.get(self.path)
+        complete = self._complete_before(ref, plan.op_index)
+        if run.bypasses:
+            return bool(complete), CriterionResult(
+                cid, False, f"{label}: o código mexeu em arquivos por fora do simulador ({run.bypasses[0]})."
+            )
+        if content is None:
+            if not complete:
+                return None
+            return True, CriterionResult(
+                cid, False,
+                f"{label}: o {self.path} sumiu do disco, embora um checkpoint completo já tivesse sido gravado. "
+                "Na retomada, não haveria de onde continuar.",
+                disk=disk_view(label, self.path, None),
+            )
+        try:
+            value = parse(content)
+        except ValueError:
+            earlier = (
+                "e a versão anterior, que estava completa, já tinha sido apagada"
+                if complete else "e não há versão anterior para onde recuar"
+            )
+            return bool(complete), CriterionResult(
+                cid, False,
+                f"{label}: o {self.path} {left_on_disk(content)} — não é um JSON completo. "
+                f"Na retomada, json.loads falharia, {earlier}.",
+                disk=disk_view(label, self.path, content),
+            )
+        if canonical(value) not in complete:
+            return bool(complete), CriterionResult(
+                cid, False,
+                f"{label}: o {self.path} abre, mas não é nenhum dos checkpoints completos gravados até ali "
+                f"(é uma mistura: {protocol.brief(value, 80)}).",
+                disk=disk_view(label, self.path, content),
+            )
+        return None
+
+    # --- ponto-a ----------------------------------------------------------------------------
+
+    def check_point_a(self, ref: Run, crashes) -> CriterionResult:
+        cid = "ponto-a"
+        tool_ops = [op for op in ref.trace.ops if op.kind == "tool"]
+        by_plan = {plan: run for plan, run in crashes}
+        for op in tool_ops:
+            k = op.tool_call
+            block = TOOL_USES[k - 1]
+            expected = {"id": block["id"], "name": block["name"], "input": block["input"]}
+            label = f"Queda simulada durante execute_tool('{block['name']}') (turno {k})"
+            run = by_plan.get(CrashPlan(op.index))
+            content = run.files.get(self.path) if run else None
+            if content is None:
+                return CriterionResult(
+                    cid, False,
+                    f"{label}: não havia nenhum {self.path} em disco — a chamada em andamento não deixou rastro. "
+                    "Grave o ponto A (pendingToolUse preenchido) antes de chamar execute_tool.",
+                    disk=disk_view(label, self.path, None),
+                )
+            try:
+                state = parse(content)
+            except ValueError:
+                return CriterionResult(
+                    cid, False, f"{label}: o {self.path} em disco {left_on_disk(content)} — não é um JSON completo.",
+                    disk=disk_view(label, self.path, content),
+                )
+            pending = state.get("pendingToolUse", "ausente") if isinstance(state, dict) else "ausente"
+            turns = state.get("turns") if isinstance(state, dict) else None
+            if pending in (None, "ausente"):
+                shown = "null" if pending is None else "ausente"
+                return CriterionResult(
+                    cid, False,
+                    f"{label}: o {self.path} em disco tem pendingToolUse = {shown} e turns = {protocol.brief(turns)}, "
+                    "então a chamada em andamento não deixou rastro. Grave o ponto A — pendingToolUse = "
+                    "{id, name, input} do bloco — depois de extrair block e antes de execute_tool.",
+                    disk=disk_view(label, self.path, content),
+                )
+            if pending != expected:
+                return CriterionResult(
+                    cid, False,
+                    f"{label}: pendingToolUse em disco é {protocol.brief(pending, 120)}, mas a ferramenta em andamento "
+                    f"era {protocol.brief(expected, 120)} (só id, name e input do bloco).",
+                    disk=disk_view(label, self.path, content),
+                )
+            if turns != k - 1:
+                return CriterionResult(
+                    cid, False,
+                    f"{label}: o checkpoint registra a chamada pendente, mas com turns = {protocol.brief(turns)}; "
+                    f"antes desta ferramenta terminar, {k - 1} ferramenta(s) tinham sido concluídas.",
+                    disk=disk_view(label, self.path, content),
+                )
+        # Point B: after each tool, a checkpoint with the result recorded and nothing pending.
+        for n, op in enumerate(tool_ops):
+            k = op.tool_call
+            end = tool_ops[n + 1].index if n + 1 < len(tool_ops) else len(ref.snapshots) - 1
+            states = []
+            for snap in ref.snapshots[op.index + 1: end + 1]:
+                try:
+                    states.append(parse(snap.get(self.path)))
+                except ValueError:
+                    continue
+            if not any(isinstance(s, dict) and s.get("pendingToolUse") is None and s.get("turns") == k for s in states):
+                last = states[-1] if states else None
+                seen = (
+                    f"o último tinha pendingToolUse = {protocol.brief(last.get('pendingToolUse'))} e turns = {protocol.brief(last.get('turns'))}"
+                    if isinstance(last, dict) else "nenhum checkpoint foi gravado nesse trecho"
+                )
+                return CriterionResult(
+                    cid, False,
+                    f"Depois que {TOOL_USES[k - 1]['name']} terminou, nenhum checkpoint gravou o ponto B "
+                    f"(pendingToolUse = null e turns = {k}) antes de {'a próxima ferramenta' if n + 1 < len(tool_ops) else 'o fim'}: {seen}.",
+                )
+        return CriterionResult(cid, True)
+
+    # --- seis-campos ----------------------------------------------------------------------
+
+    def check_fields(self, ref: Run) -> CriterionResult:
+        cid = "seis-campos"
+        conversation = ref.world.model_calls[-1]["messages"] if ref.world.model_calls else []
+        seen = set()
+        for index, snap in enumerate(ref.snapshots[1:], start=1):
+            content = snap.get(self.path)
+            try:
+                state = parse(content)
+            except ValueError:
+                continue
+            key = canonical(state)
+            if key in seen:
+                continue
+            seen.add(key)
+            found = protocol.problems(state, task=TASK, conversation=conversation, tokens_emitted=ref.world.tokens_emitted)
+            if found:
+                when = (
+                    f"o checkpoint em disco antes da operação {index} ({describe_op(ref.trace.ops[index - 1])})"
+                    if index <= len(ref.trace.ops) else "o checkpoint deixado no fim da execução"
+                )
+                return CriterionResult(
+                    cid, False, f"Em {when}: " + "; ".join(found) + ".",
+                    disk=disk_view(when, self.path, content),
+                )
+        if not seen:
+            return CriterionResult(cid, False, "Nenhum checkpoint completo foi gravado durante a execução.")
+        return CriterionResult(cid, True)
+
+
+def grade_code(source: str, filename: str = "solucao.py") -> tuple[dict[str, CriterionResult], str]:
+    grader = Nivel2Grader(source, filename)
+    results = grader.grade()
+    return results, grader.output.getvalue()

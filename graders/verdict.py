@@ -1,0 +1,59 @@
+"""The result of grading one submission: one entry per criterion, in the exercise's order."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+
+@dataclass
+class CriterionResult:
+    id: str
+    passed: bool
+    message: str = ""
+    # Advice shown even when the criterion passed (e.g. fsync); never changes `passed`.
+    hint: str = ""
+    # What checkpoint.json held at the simulated crash that failed, for the disk view.
+    disk: dict | None = None
+
+
+@dataclass
+class Verdict:
+    exercise: str
+    criteria: list[CriterionResult] = field(default_factory=list)
+    # What the student's code printed while being graded (capped).
+    output: str = ""
+    file: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.criteria) and all(c.passed for c in self.criteria)
+
+    def to_dict(self) -> dict:
+        criteria = []
+        for c in self.criteria:
+            item = {"id": c.id, "passed": c.passed, "message": c.message}
+            if c.hint:
+                item["hint"] = c.hint
+            if c.disk is not None:
+                item["disk"] = c.disk
+            criteria.append(item)
+        result = {"file": self.file, "exercise": self.exercise, "passed": self.passed, "criteria": criteria}
+        if self.output:
+            result["output"] = self.output
+        return result
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Verdict":
+        criteria = [
+            CriterionResult(c["id"], bool(c["passed"]), c.get("message", ""), c.get("hint", ""), c.get("disk"))
+            for c in data["criteria"]
+        ]
+        return cls(data["exercise"], criteria, data.get("output", ""), data.get("file", ""))
+
+
+def failed_all(exercise: str, ids: list[str], message: str) -> Verdict:
+    """Every criterion failed for the same reason (syntax error, sys.exit, time limit...)."""
+    return Verdict(exercise, [CriterionResult(i, False, message) for i in ids])
+
+
+__all__ = ["CriterionResult", "Verdict", "failed_all", "asdict"]
