@@ -20,7 +20,7 @@ def _grade_question(question: dict, answer) -> tuple[bool, list[str], str]:
         chosen_set = {c for c in chosen if isinstance(c, str)}
         if not chosen_set:
             return False, [f"Sem resposta para: {prompt}"], ""
-        wrong = [options[c]["feedback"] for c in sorted(chosen_set - correct, key=list(options).index) if c in options]
+        wrong = [options[c]["feedback"] for c in options if c in chosen_set and c not in correct]
         unknown = sorted(c for c in chosen_set if c not in options)
         missing = [options[c]["text"] for c in options if c in correct and c not in chosen_set]
         notes = wrong + [f"Opção desconhecida: {c!r}." for c in unknown]

@@ -16,6 +16,7 @@ import locale
 import os
 import posixpath
 import sys
+import weakref
 from dataclasses import dataclass, field
 
 # Captured at import, before any student code runs.
@@ -106,7 +107,8 @@ class FileSystemTracer:
         self.trace = Trace()
         self.dead = False
         self.handles: dict[int, _Handle] = {}
-        self.open_files: list[TracedFile] = []
+        # Weak: a file object nobody references is closed (and flushed) at once, as in CPython.
+        self.open_files: weakref.WeakSet[TracedFile] = weakref.WeakSet()
         self._fsynced_closed: set[str] = set()  # paths fsynced, then closed clean
         self._saved: list[tuple[object, str, object]] = []
         self._in_real = 0
@@ -143,7 +145,7 @@ class FileSystemTracer:
         self.dead = True
         self.trace.crashed_at = op
         self.trace.torn_at = torn_at
-        for f in self.open_files:
+        for f in list(self.open_files):
             f._lose_buffer()
         raise SimulatedCrash()
 
@@ -235,7 +237,7 @@ class FileSystemTracer:
 
     def _rename(self, kind: str, src, dst, **kwargs):
         src_full, dst_full = self.abspath(src), self.abspath(dst)
-        unflushed = sum(len(f._buffer) for f in self.open_files if f.path == src_full and not f.closed)
+        unflushed = sum(len(f._buffer) for f in list(self.open_files) if f.path == src_full and not f.closed)
         still_open = any(h.path == src_full for h in self.handles.values())
         fsynced = any(h.path == src_full and h.fsynced and not h.dirty for h in self.handles.values()) or (
             src_full in self._fsynced_closed
@@ -247,7 +249,7 @@ class FileSystemTracer:
         for h in self.handles.values():
             if h.path == src_full:
                 h.path = dst_full
-        for f in self.open_files:
+        for f in list(self.open_files):
             if f.path == src_full:
                 f.path = dst_full
         if src_full in self._fsynced_closed:
@@ -420,7 +422,7 @@ class TracedFile:
         self._buffered = buffered
         self._buffer = bytearray()
         self.closed = False
-        tracer.open_files.append(self)
+        tracer.open_files.add(self)
 
     @classmethod
     def open(cls, tracer, file, mode, buffering, encoding, errors, newline, closefd, opener):
@@ -505,8 +507,7 @@ class TracedFile:
                 self._push()
         finally:
             self.closed = True
-            if self in self._tracer.open_files:
-                self._tracer.open_files.remove(self)
+            self._tracer.open_files.discard(self)
             if self._closefd and self._fd in self._tracer.handles:
                 handle = self._tracer.handles[self._fd]
                 if handle.fsynced and not handle.dirty:

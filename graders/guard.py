@@ -9,6 +9,7 @@ detected (and undone) by comparing the watched modules before and after.
 from __future__ import annotations
 
 import io
+import linecache
 import os
 import sys
 import tempfile
@@ -73,6 +74,8 @@ class Outcome:
 
 
 def compile_student(source: str, filename: str):
+    # Tracebacks quote the student's lines, as they would for a file on disk.
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     try:
         return compile(source, filename, "exec", dont_inherit=True)
     except SyntaxError as exc:

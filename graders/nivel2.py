@@ -33,7 +33,7 @@ class Run:
     world: FakeAgentWorld
     files: dict[str, bytes]  # checkpoint.json files left in the folder, by relative path
     bypasses: list[str]
-    # Reference run only: checkpoint.json files before each operation (index = op index) and at the end.
+    # checkpoint.json files before each operation (index = op index), then at the end.
     snapshots: list[dict[str, bytes]] = field(default_factory=list)
 
 
@@ -47,13 +47,11 @@ def _checkpoint_files(workdir: str) -> dict[str, bytes]:
     return found
 
 
-def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None = None, record: bool = False) -> Run:
-    snapshots: list[dict[str, bytes]] = []
+def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None = None) -> Run:
+    # Index 0 is unused so that snapshots[i] is the disk just before operation i.
+    snapshots: list[dict[str, bytes]] = [{}]
     box = Sandbox(code, filename, lambda workdir: FileSystemTracer(workdir, plan), output)
-    if record:
-        # Index 0 is unused so that snapshots[i] is the disk just before operation i.
-        snapshots.append({})
-        box.tracer.on_op = lambda op: snapshots.append(_checkpoint_files(box.workdir))
+    box.tracer.on_op = lambda op: snapshots.append(_checkpoint_files(box.workdir))
     world = FakeAgentWorld(box.tracer)
     try:
         load = box.load()
@@ -64,8 +62,7 @@ def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None 
         else:
             outcome = box.call(box.function("run_agent"), TASK, copy.deepcopy(TOOLS), world.call_model, world.execute_tool)
         files = _checkpoint_files(box.workdir)
-        if record:
-            snapshots.append(files)
+        snapshots.append(files)
         return Run(outcome, load, box.tracer.trace, world, files, list(box.tracer.bypasses), snapshots)
     finally:
         box.cleanup()
@@ -114,17 +111,17 @@ def describe_op(op: Op, torn_at: int | None = None) -> str:
             return f"no meio da escrita de {op.size} bytes em {name}, depois de {torn_at} bytes"
         return f"logo antes da escrita de {op.size} bytes em {name}"
     what = {
-        "open": f"a abertura de {name} para escrita",
-        "close": f"o fechamento de {name}",
-        "fsync": f"o os.fsync de {name}",
-        "replace": f"a troca de {name} por {_name(op.target)}",
-        "rename": f"a troca de {name} por {_name(op.target)}",
-        "remove": f"a remoção de {name}",
-        "truncate": f"o truncamento de {name}",
-        "mkdir": f"a criação da pasta {name}",
-        "rmdir": f"a remoção da pasta {name}",
-    }.get(op.kind, f"a operação {op.kind} em {name}")
-    return f"logo antes de {what}"
+        "open": f"da abertura de {name} para escrita",
+        "close": f"do fechamento de {name}",
+        "fsync": f"do os.fsync de {name}",
+        "replace": f"da troca de {_name(op.target)} por {name}",
+        "rename": f"da troca de {_name(op.target)} por {name}",
+        "remove": f"da remoção de {name}",
+        "truncate": f"do truncamento de {name}",
+        "mkdir": f"da criação da pasta {name}",
+        "rmdir": f"da remoção da pasta {name}",
+    }.get(op.kind, f"da operação {op.kind} em {name}")
+    return f"logo antes {what}"
 
 
 def crash_label(op: Op, torn_at: int | None, total: int) -> str:
@@ -146,7 +143,7 @@ class Nivel2Grader:
         except CodeError as exc:
             return {c: CriterionResult(c, False, str(exc)) for c in CODE_CRITERIA}
         self.code = code
-        ref = run_once(code, self.filename, self.output, record=True)
+        ref = run_once(code, self.filename, self.output)
         self.ref = ref
         results = {"executavel": self.check_runs(ref)}
         blocker = self._blocker(ref)
@@ -157,6 +154,12 @@ class Nivel2Grader:
         self.path = self._checkpoint_path(ref)
         self.total = len(ref.trace.ops)
         crashes = self._crash_runs(ref)
+        tampered = next((r for _, r in crashes if "tampered" in (r.outcome.kind, r.load.kind)), None)
+        if tampered is not None:
+            message = f"Não dá para avaliar: {tampered.outcome.message or tampered.load.message}."
+            for c in ("escrita-atomica", "ponto-a", "seis-campos"):
+                results[c] = CriterionResult(c, False, message)
+            return {c: results[c] for c in CODE_CRITERIA}
         results["escrita-atomica"] = self.check_atomic(ref, crashes)
         results["ponto-a"] = self.check_point_a(ref, crashes)
         results["seis-campos"] = self.check_fields(ref)
@@ -275,10 +278,10 @@ class Nivel2Grader:
 
     # --- escrita-atomica ------------------------------------------------------------------
 
-    def _complete_before(self, ref: Run, op_index: int) -> dict[str, object]:
-        """Canonical JSON -> parsed value, for every complete checkpoint seen up to op_index."""
+    def _complete_before(self, run: Run, op_index: int) -> dict[str, object]:
+        """Canonical JSON -> parsed value, for every complete checkpoint on disk before op_index."""
         seen = {}
-        for snap in ref.snapshots[1: op_index + 1]:
+        for snap in run.snapshots[1: op_index + 1]:
             try:
                 value = parse(snap.get(self.path))
             except ValueError:
@@ -332,7 +335,8 @@ class Nivel2Grader:
         cid = "escrita-atomica"
         label = crash_label(op, plan.torn_at, self.total)
         content = run.files.get(self.path)
-        complete = self._complete_before(ref, plan.op_index)
+        # Compared with this same run: code whose output varies (a timestamp) is judged fairly.
+        complete = self._complete_before(run, plan.op_index)
         if run.bypasses:
             return bool(complete), CriterionResult(
                 cid, False, f"{label}: o código mexeu em arquivos por fora do simulador ({run.bypasses[0]})."
@@ -373,9 +377,12 @@ class Nivel2Grader:
     def check_point_a(self, ref: Run, crashes) -> CriterionResult:
         cid = "ponto-a"
         tool_ops = [op for op in ref.trace.ops if op.kind == "tool"]
+        turn_of = {u["name"]: k for k, u in enumerate(TOOL_USES, start=1)}
+        if sorted({op.path for op in tool_ops}) != sorted(turn_of):
+            return CriterionResult(cid, False, "Não dá para verificar o ponto A: run_agent não executou as duas ferramentas do roteiro.")
         by_plan = {plan: run for plan, run in crashes}
         for op in tool_ops:
-            k = op.tool_call
+            k = turn_of[op.path]
             block = TOOL_USES[k - 1]
             expected = {"id": block["id"], "name": block["name"], "input": block["input"]}
             label = f"Queda simulada durante execute_tool('{block['name']}') (turno {k})"
@@ -421,9 +428,10 @@ class Nivel2Grader:
                     disk=disk_view(label, self.path, content),
                 )
         # Point B: after each tool, a checkpoint with the result recorded and nothing pending.
-        for n, op in enumerate(tool_ops):
-            k = op.tool_call
-            end = tool_ops[n + 1].index if n + 1 < len(tool_ops) else len(ref.snapshots) - 1
+        last_calls = [op for n, op in enumerate(tool_ops) if all(o.path != op.path for o in tool_ops[n + 1:])]
+        for n, op in enumerate(last_calls):
+            k = turn_of[op.path]
+            end = last_calls[n + 1].index if n + 1 < len(last_calls) else len(ref.snapshots) - 1
             states = []
             for snap in ref.snapshots[op.index + 1: end + 1]:
                 try:
@@ -439,7 +447,7 @@ class Nivel2Grader:
                 return CriterionResult(
                     cid, False,
                     f"Depois que {TOOL_USES[k - 1]['name']} terminou, nenhum checkpoint gravou o ponto B "
-                    f"(pendingToolUse = null e turns = {k}) antes de {'a próxima ferramenta' if n + 1 < len(tool_ops) else 'o fim'}: {seen}.",
+                    f"(pendingToolUse = null e turns = {k}) antes {'da próxima ferramenta' if n + 1 < len(last_calls) else 'do fim'}: {seen}.",
                 )
         return CriterionResult(cid, True)
 
@@ -462,11 +470,11 @@ class Nivel2Grader:
             found = protocol.problems(state, task=TASK, conversation=conversation, tokens_emitted=ref.world.tokens_emitted)
             if found:
                 when = (
-                    f"o checkpoint em disco antes da operação {index} ({describe_op(ref.trace.ops[index - 1])})"
-                    if index <= len(ref.trace.ops) else "o checkpoint deixado no fim da execução"
+                    f"No checkpoint em disco antes da operação {index} ({describe_op(ref.trace.ops[index - 1])})"
+                    if index <= len(ref.trace.ops) else "No checkpoint deixado no fim da execução"
                 )
                 return CriterionResult(
-                    cid, False, f"Em {when}: " + "; ".join(found) + ".",
+                    cid, False, f"{when}: " + "; ".join(found) + ".",
                     disk=disk_view(when, self.path, content),
                 )
         if not seen:
