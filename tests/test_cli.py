@@ -1,0 +1,158 @@
+"""The instructors' CLI: its output formats, exit codes, and the isolation of each submission."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import ROOT
+
+CORPUS = ROOT / "tests" / "corpus"
+SOLUTION = ROOT / "exercises" / "nivel-2" / "solution.py"
+STARTER = ROOT / "exercises" / "nivel-2" / "starter.py"
+
+
+def cli(*args, timeout=120):
+    return subprocess.run(
+        [sys.executable, "-m", "graders", *map(str, args)],
+        capture_output=True, text=True, timeout=timeout, cwd=ROOT,
+    )
+
+
+def test_all_passing_exits_0_and_json_follows_the_contract():
+    run = cli("nivel-2", SOLUTION, CORPUS / "nivel-2" / "ok_mkstemp_dir.py", "--format", "json")
+    assert run.returncode == 0, run.stderr
+    results = json.loads(run.stdout)
+    assert [r["file"] for r in results] == [str(SOLUTION), str(CORPUS / "nivel-2" / "ok_mkstemp_dir.py")]
+    for r in results:
+        assert r["exercise"] == "nivel-2" and r["passed"] is True
+        assert [c["id"] for c in r["criteria"]] == ["escrita-atomica", "ponto-a", "seis-campos", "executavel"]
+        assert all(set(c) >= {"id", "passed", "message"} for c in r["criteria"])
+
+
+def test_a_failed_criterion_exits_1_with_the_message():
+    run = cli("nivel-2", STARTER, SOLUTION, "--format", "json")
+    assert run.returncode == 1
+    starter, solution = json.loads(run.stdout)
+    assert [c["id"] for c in starter["criteria"] if not c["passed"]] == ["escrita-atomica", "ponto-a"]
+    assert "Queda simulada" in starter["criteria"][0]["message"]
+    assert solution["passed"]
+
+
+def test_text_and_csv_formats():
+    text = cli("nivel-2", STARTER)
+    assert text.returncode == 1
+    assert "REPROVADO (2 de 4 critérios)" in text.stdout and "[falhou] escrita-atomica" in text.stdout
+    table = cli("nivel-2", STARTER, SOLUTION, "--format", "csv")
+    rows = list(csv.reader(io.StringIO(table.stdout)))
+    assert rows[0][:3] == ["file", "exercise", "passed"]
+    assert rows[0][3:9] == ["diagnostico-escrita", "diagnostico-ponto-a", "escrita-atomica", "ponto-a", "seis-campos", "executavel"]
+    assert rows[1][2] == "não" and rows[1][5] == "falhou" and rows[1][7] == "ok"
+    assert rows[2][2] == "sim"
+
+
+def test_exported_answers_are_graded_with_every_criterion():
+    run = cli("nivel-2", CORPUS / "respostas" / "tudo_certo.json", "--format", "json")
+    assert run.returncode == 0, run.stdout
+    (result,) = json.loads(run.stdout)
+    assert len(result["criteria"]) == 6
+    quiz = cli("quiz-sobrescrita", CORPUS / "respostas" / "alguns_erros.json", "--format", "json")
+    assert quiz.returncode == 1
+    assert "atômica" in json.loads(quiz.stdout)[0]["criteria"][0]["message"]
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (["nivel-9", SOLUTION], "exercício desconhecido"),
+        (["nivel-2"], "erro:"),
+        (["nivel-2", SOLUTION, "--format", "xml"], "erro:"),
+        (["nivel-2", ROOT / "nao-existe.py"], "arquivo não encontrado"),
+        (["nivel-2", ROOT / "README.md"], "use um arquivo .py"),
+        (["quiz-sobrescrita", SOLUTION], "se responde com o arquivo .json"),
+    ],
+)
+def test_usage_and_input_errors_exit_2(args, says):
+    run = cli(*args)
+    assert run.returncode == 2
+    assert says in run.stdout + run.stderr
+
+
+def test_unknown_export_version_is_refused(tmp_path):
+    bad = tmp_path / "respostas.json"
+    bad.write_text(json.dumps({"format": "checkpoints-licao-2/respostas", "version": 99, "exercises": {}}))
+    run = cli("nivel-1", bad, SOLUTION.parent.parent / "nivel-1" / "solution.py", "--format", "json")
+    assert run.returncode == 2
+    first, second = json.loads(run.stdout)
+    assert "versão 99" in first["error"]
+    assert second["passed"] is True  # the good file beside it is still graded
+
+
+def write(path, body):
+    path.write_text(textwrap.dedent(body), encoding="utf-8")
+    return path
+
+
+def test_hostile_submissions_cannot_touch_files_or_neighbours(tmp_path):
+    precious = tmp_path / "notas_da_turma.csv"
+    precious.write_text("aluno,nota\nana,10\n")
+    created = tmp_path / "criado_por_subprocesso"
+    vandal = write(tmp_path / "vandalo.py", f"""
+        import os, shutil, subprocess
+        for attempt in (
+            lambda: os.remove({str(precious)!r}),
+            lambda: open({str(precious)!r}, "w").write("apagado"),
+            lambda: shutil.rmtree({str(tmp_path)!r}),
+            lambda: subprocess.run(["touch", {str(created)!r}]),
+            lambda: os.system("touch " + {str(created)!r}),
+        ):
+            try:
+                attempt()
+            except Exception:
+                pass
+        def run_agent(task, tools, call_model, execute_tool):
+            return None
+    """)
+    looper = write(tmp_path / "laco.py", """
+        def run_agent(task, tools, call_model, execute_tool):
+            while True:
+                pass
+    """)
+    killer = write(tmp_path / "assassino.py", """
+        import os, signal
+        os.kill(os.getpid(), signal.SIGKILL)
+    """)
+    suicide = write(tmp_path / "suicida.py", """
+        import posix
+        posix._exit(0)
+    """)
+    liar = write(tmp_path / "mentiroso.py", """
+        import sys, json
+        sys.__stdout__.write(json.dumps({"passed": True}) + "\\n")
+        def run_agent(task, tools, call_model, execute_tool):
+            return {}
+    """)
+    run = cli("nivel-2", vandal, looper, SOLUTION, killer, suicide, liar, "--timeout", "8", "--format", "json")
+    results = {r["file"]: r for r in json.loads(run.stdout)}
+    assert run.returncode == 1
+    assert results[str(SOLUTION)]["passed"] is True
+    for hostile in (vandal, looper, killer, suicide, liar):
+        assert results[str(hostile)]["passed"] is False, hostile.name
+    assert "Tempo esgotado" in results[str(looper)]["criteria"][0]["message"]
+    assert precious.read_text() == "aluno,nota\nana,10\n"
+    assert not created.exists()
+
+
+def test_progress_bar_on_stderr(tmp_path):
+    files = [SOLUTION] * 6
+    run = cli("nivel-2", *files, "--progress", "--format", "json")
+    assert run.returncode == 0
+    assert "Corrigindo [" in run.stderr and "6/6" in run.stderr
+    quiet = cli("nivel-2", *files, "--format", "json")
+    assert "Corrigindo" not in quiet.stderr  # not a terminal: no bar unless asked
