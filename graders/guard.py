@@ -11,6 +11,7 @@ from __future__ import annotations
 import io
 import linecache
 import os
+import random
 import sys
 import tempfile
 import traceback
@@ -22,12 +23,13 @@ from .fake_agent import AgentLoopRunaway
 
 OUTPUT_LIMIT = 20_000
 STUDENT_MODULE = "solucao"
+SYSTEM_TMP = "tmp-do-sistema"  # what tempfile.gettempdir() returns while student code runs
 WATCHED_MODULES = (
     "builtins", "os", "posix", "io", "_io", "json", "json.decoder", "json.encoder", "json.scanner",
     "sys", "copy", "tempfile", "shutil", "pathlib", "posixpath", "traceback", "types", "tomllib",
 )
 # Attributes that change on their own while code runs.
-_VOLATILE = {"_", "last_type", "last_value", "last_traceback", "last_exc", "stdout", "stderr", "stdin"}
+_VOLATILE = {"_", "__warningregistry__", "last_type", "last_value", "last_traceback", "last_exc", "stdout", "stderr", "stdin"}
 
 
 class CodeError(Exception):
@@ -190,7 +192,7 @@ class Sandbox:
         self.output = output
         self.root = tempfile.mkdtemp(prefix="correcao-")
         self.workdir = os.path.join(self.root, "trabalho")
-        self.systemp = os.path.join(self.root, "tmp-do-sistema")
+        self.systemp = os.path.join(self.root, SYSTEM_TMP)
         os.mkdir(self.workdir)
         os.mkdir(self.systemp)
         self.tracer: FileSystemTracer = tracer_factory(self.workdir)
@@ -212,6 +214,8 @@ class Sandbox:
         sys.dont_write_bytecode = True
         os.abort = _refuse("os.abort()")
         os.kill = _refuse("os.kill()")
+        saved_names = tempfile._name_sequence
+        tempfile._name_sequence = _seeded_names()
         self.tracer.install()
         snap = snapshot()
         try:
@@ -237,6 +241,7 @@ class Sandbox:
             tampered = changes_since(snap)
             restore(snap)
             self.tracer.uninstall()
+            tempfile._name_sequence = saved_names
             os.abort, os.kill = saved_abort, saved_kill
             sys.stdout, sys.stderr, sys.stdin = saved_streams
             tempfile.tempdir = saved_tempdir
@@ -266,6 +271,14 @@ class Sandbox:
         import shutil
 
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _seeded_names():
+    """tempfile's name generator with a fixed seed: every run (and Pyodide) picks the same names."""
+    names = tempfile._RandomNameSequence()
+    names._rng = random.Random(2)
+    names._rng_pid = os.getpid()
+    return names
 
 
 def _refuse(what: str):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from . import protocol
 from .crashfs import CrashPlan, FileSystemTracer, Op, Trace
 from .fake_agent import RESPONSES, TASK, TOOL_RESULTS, TOOL_USES, TOOLS, FakeAgentWorld
-from .guard import BoundedOutput, CodeError, Outcome, Sandbox, compile_student
+from .guard import SYSTEM_TMP, BoundedOutput, CodeError, Outcome, Sandbox, compile_student
 from .verdict import CriterionResult
 
 CHECKPOINT_NAME = "checkpoint.json"
@@ -33,6 +33,7 @@ class Run:
     world: FakeAgentWorld
     files: dict[str, bytes]  # checkpoint.json files left in the folder, by relative path
     bypasses: list[str]
+    workdir: str
     # checkpoint.json files before each operation (index = op index), then at the end.
     snapshots: list[dict[str, bytes]] = field(default_factory=list)
 
@@ -63,7 +64,7 @@ def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None 
             outcome = box.call(box.function("run_agent"), TASK, copy.deepcopy(TOOLS), world.call_model, world.execute_tool)
         files = _checkpoint_files(box.workdir)
         snapshots.append(files)
-        return Run(outcome, load, box.tracer.trace, world, files, list(box.tracer.bypasses), snapshots)
+        return Run(outcome, load, box.tracer.trace, world, files, list(box.tracer.bypasses), box.workdir, snapshots)
     finally:
         box.cleanup()
 
@@ -100,6 +101,14 @@ def left_on_disk(content: bytes) -> str:
 
 def _name(path: str) -> str:
     return os.path.basename(path) or path
+
+
+def shown_path(path: str, workdir: str) -> str:
+    """A path as the student thinks of it: relative to the folder the code ran in."""
+    relative = os.path.relpath(path, workdir)
+    if relative.startswith(os.pardir + os.sep + SYSTEM_TMP):
+        return f"{_name(path)}, na pasta temporária do sistema"
+    return relative
 
 
 def describe_op(op: Op, torn_at: int | None = None) -> str:
@@ -300,7 +309,8 @@ class Nivel2Grader:
                 if src_dir != dst_dir:
                     return CriterionResult(
                         cid, False,
-                        f"O arquivo temporário ({record.op.path}) fica em outra pasta, não na de {_name(record.op.target)}. "
+                        f"O arquivo temporário ({shown_path(record.op.path, ref.workdir)}) fica em outra pasta, "
+                        f"não na de {shown_path(record.op.target, ref.workdir)}. "
                         "Entre pastas de sistemas de arquivos diferentes, a troca de nome vira uma cópia e deixa de ser atômica: "
                         "crie o temporário na mesma pasta do checkpoint.",
                     )

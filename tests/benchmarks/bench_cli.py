@@ -1,0 +1,48 @@
+"""Benchmark (not a test): how fast the CLI grades a class of submissions on CPython.
+
+    python tests/benchmarks/bench_cli.py [N]
+
+Grades N submissions (default 200), cycling through the nivel-2 corpus, with one
+`python -m graders` run, then reports submissions per second and the median time
+one submission takes on its own. Timings are noisy: read medians and ratios.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = sorted(p for p in (ROOT / "tests" / "corpus" / "nivel-2").glob("*.py") if "cli-only" not in p.read_text())
+
+
+def run_cli(files: list[Path]) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "graders", "nivel-2", *map(str, files), "--format", "json"],
+                   cwd=ROOT, capture_output=True, check=False)
+    return time.perf_counter() - start
+
+
+def main():
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i in range(count):
+            source = CORPUS[i % len(CORPUS)]
+            target = Path(tmp) / f"aluno_{i:03d}.py"
+            target.write_text(source.read_text())
+            files.append(target)
+        whole = run_cli(files)
+        singles = [run_cli([CORPUS[i % len(CORPUS)]]) for i in range(15)]
+    print(f"{count} submissões em {whole:.1f} s: {count / whole:.1f} submissões/s "
+          f"(corpus nivel-2, {len(CORPUS)} arquivos distintos, {os.cpu_count()} núcleos)")
+    print(f"mediana de uma submissão sozinha (processo da CLI incluído): {statistics.median(singles) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
