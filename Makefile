@@ -13,12 +13,13 @@ export NO_MKDOCS_2_WARNING := 1
 export CHROMIUM
 
 .DEFAULT_GOAL := help
-.PHONY: help setup build serve test chromium clean
+.PHONY: help setup build serve test bench chromium clean
 
 help:
 	@echo "make serve  - instala tudo e serve o site em http://$(HOST):$(PORT)/"
 	@echo "make build  - gera a pasta site/, pronta para qualquer servidor estático"
 	@echo "make test   - instala tudo (inclusive o Chromium) e roda todos os testes"
+	@echo "make bench  - mede a velocidade dos corretores (não é teste)"
 	@echo "make clean  - apaga site/, .venv/ e node_modules/"
 
 # Stamps make re-runs cheap: they are redone only when the pins change.
@@ -58,6 +59,9 @@ chromium:
 
 test: setup $(VENV)/.test-deps chromium
 	$(PY) -m pytest
+
+bench: setup $(VENV)/.test-deps
+	$(PY) tests/benchmarks/bench_cli.py 200
 
 clean:
 	rm -rf site $(VENV) node_modules
