@@ -181,3 +181,11 @@ def test_home_presents_the_course_honestly(home):
     for lesson_title in ("Retomando de um checkpoint: reiniciando o loop", "Memória e estado de execução"):
         assert lesson_title in home.text
     assert "não fazem parte deste site" in home.text
+
+
+@pytest.mark.parametrize("exercise_id", ["nivel-1", "nivel-2"])
+def test_statement_comes_from_exercises(lesson, exercise_id):
+    statement = (ROOT / "exercises" / exercise_id / "statement.md").read_text(encoding="utf-8")
+    first_sentence = statement.split("\n", 1)[0].split(".")[0].replace("`", "").replace("**", "")
+    assert first_sentence in lesson.text
+    assert exercise_meta(exercise_id)["statement"] == "statement.md"
