@@ -13,13 +13,14 @@ export NO_MKDOCS_2_WARNING := 1
 export CHROMIUM
 
 .DEFAULT_GOAL := help
-.PHONY: help setup build serve test bench chromium clean
+.PHONY: help setup build serve test bench editor chromium clean
 
 help:
 	@echo "make serve  - instala tudo e serve o site em http://$(HOST):$(PORT)/"
 	@echo "make build  - gera a pasta site/, pronta para qualquer servidor estático"
 	@echo "make test   - instala tudo (inclusive o Chromium) e roda todos os testes"
 	@echo "make bench  - mede a velocidade dos corretores (não é teste)"
+	@echo "make editor - reconstrói o pacote do CodeMirror (só para quem muda o editor)"
 	@echo "make clean  - apaga site/, .venv/ e node_modules/"
 
 # Stamps make re-runs cheap: they are redone only when the pins change.
@@ -59,6 +60,13 @@ chromium:
 
 test: setup $(VENV)/.test-deps chromium
 	$(PY) -m pytest
+
+# The shipped editor bundle; tests/test_editor_bundle.py checks it matches this build.
+EDITOR_BUNDLE := docs/assets/javascripts/vendor/codemirror.min.js
+editor: node_modules/.package-lock.json
+	node_modules/.bin/esbuild docs/assets/javascripts/src/editor.js --bundle --minify --format=esm \
+		--legal-comments=none --banner:js="/* CodeMirror 6 (MIT), bundled by esbuild from package-lock.json: make editor */" \
+		--log-level=warning --outfile=$(EDITOR_BUNDLE)
 
 bench: setup $(VENV)/.test-deps
 	$(PY) tests/benchmarks/bench_cli.py 200

@@ -14,6 +14,7 @@ complete and accessible without JavaScript; the widget enhances it in place.
 from __future__ import annotations
 
 import html
+import json
 import re
 import tomllib
 from pathlib import Path
@@ -88,6 +89,26 @@ def _questions_html(exercise_id: str, questions: list[dict]) -> str:
     return "".join(blocks)
 
 
+def _widget_data(exercise_id: str, data: dict) -> str:
+    """What the widget needs that is not already in the HTML, as inert JSON."""
+    payload = {"id": exercise_id, "title": data["title"], "starter": None}
+    if data.get("starter"):
+        payload["starter"] = (EXERCISES_DIR / exercise_id / data["starter"]).read_text(encoding="utf-8")
+    # "<" escaped so that no "</script>" in the code can end the element.
+    text = json.dumps(payload, ensure_ascii=False).replace("<", "\\u003c")
+    return f'<script type="application/json" class="exercise-data">{text}</script>'
+
+
+def _editor_html(data: dict) -> str:
+    if not data.get("starter"):
+        return ""
+    return (
+        '<div class="exercise-editor">'
+        '<p class="exercise-noscript">Para editar, executar e verificar o código aqui, ative o JavaScript. '
+        "O código inicial está logo acima.</p></div>"
+    )
+
+
 def format_exercise(src, language, class_name, options, md, **kwargs):
     exercise_id = src.strip()
     data = load_exercise(exercise_id)
@@ -95,7 +116,8 @@ def format_exercise(src, language, class_name, options, md, **kwargs):
     return (
         f'<section class="exercise" data-exercise="{exercise_id}" data-kind="{html.escape(data.get("kind", ""))}" '
         f'aria-label="Exercício: {html.escape(data["title"])}">'
-        f"{body}{_criteria_html(exercise_id, data['criteria'])}</section>"
+        f"{_widget_data(exercise_id, data)}{body}{_editor_html(data)}"
+        f"{_criteria_html(exercise_id, data['criteria'])}</section>"
     )
 
 

@@ -1,0 +1,50 @@
+// The course home's progress list and the "Exportar respostas" button (the CLI's input format).
+import * as storage from "./storage.js";
+
+export const EXERCISES = ["quiz-sobrescrita", "nivel-1", "nivel-2"];
+const EXPORT_FORMAT = "checkpoints-licao-2/respostas";
+
+function stateOf(record) {
+  if (record?.passed === true) return ["concluido", "concluído"];
+  if (record) return ["andamento", "em andamento"];
+  return ["nao-iniciado", "não iniciado"];
+}
+
+export function mountProgress(root = document) {
+  for (const item of root.querySelectorAll(".course-progress li[data-exercise]")) {
+    const [state, text] = stateOf(storage.load(item.dataset.exercise).record);
+    item.dataset.state = state;
+    item.querySelector(".course-progress__state").textContent = text;
+  }
+}
+
+export function exportAnswers() {
+  document.dispatchEvent(new Event("lesson:flush")); // widgets save what is still in the debounce
+  const exercises = {};
+  for (const [id, record] of Object.entries(storage.loadAll(EXERCISES))) {
+    if (!record) continue;
+    exercises[id] = { answers: record.answers ?? {}, ...(record.code != null ? { code: record.code } : {}) };
+  }
+  const doc = { format: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), exercises };
+  const url = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" }));
+  const link = Object.assign(document.createElement("a"), { href: url, download: "respostas-licao-2.json" });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+  return doc;
+}
+
+export function mountExport(root = document) {
+  for (const host of root.querySelectorAll(".lesson-export:not([data-mounted])")) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "md-button";
+    button.textContent = "Exportar respostas";
+    button.addEventListener("click", exportAnswers);
+    host.replaceChildren(button, " ", Object.assign(document.createElement("span"), {
+      textContent: "Baixa um arquivo .json com seu código e suas respostas, para entregar ao instrutor.",
+    }));
+    host.dataset.mounted = "true";
+  }
+}

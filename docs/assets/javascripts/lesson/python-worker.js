@@ -1,0 +1,40 @@
+// The one Web Worker that runs Python (Pyodide) for every exercise widget.
+// Protocol: {id, type: "init", bundleUrl, interruptBuffer?} -> {id, ok}
+//           {id, type: "call", request}                      -> {id, ok, result | error}
+// `request`/`result` are JSON strings handled by graders/web.py; nothing else is shared.
+import { loadPyodide } from "../../../pyodide/pyodide.mjs";
+
+const LESSON_DIR = "/home/pyodide/lesson";
+let handle = null;
+
+async function init({ bundleUrl, interruptBuffer }) {
+  const pyodide = await loadPyodide({
+    indexURL: new URL("../../../pyodide/", import.meta.url).href,
+    // The graders capture the student's output themselves; the runtime stays quiet.
+    stdout: () => {},
+    stderr: () => {},
+  });
+  if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
+  const response = await fetch(bundleUrl, { cache: "no-cache" });
+  if (!response.ok) throw new Error(`não foi possível baixar os corretores (${response.status})`);
+  pyodide.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: LESSON_DIR });
+  pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(LESSON_DIR)})`);
+  handle = pyodide.pyimport("graders.web").handle;
+}
+
+self.onmessage = async ({ data }) => {
+  const { id, type } = data;
+  try {
+    if (type === "init") {
+      await init(data);
+      self.postMessage({ id, ok: true });
+    } else if (type === "call") {
+      self.postMessage({ id, ok: true, result: handle(data.request) });
+    } else {
+      throw new Error(`mensagem desconhecida: ${type}`);
+    }
+  } catch (error) {
+    const text = String((error && error.message) || error);
+    self.postMessage({ id, ok: false, interrupted: text.includes("KeyboardInterrupt"), error: text });
+  }
+};

@@ -1,0 +1,133 @@
+// Page side of the Python worker: lazy start, one call at a time, a time limit per call,
+// and "Parar" (interrupt when the page is cross-origin isolated, else a fresh worker).
+
+const WORKER_URL = new URL("./python-worker.js", import.meta.url);
+const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
+export const DEFAULT_TIME_LIMIT_MS = 10000;
+
+export class RuntimeError extends Error {
+  constructor(kind, message) {
+    super(message);
+    this.kind = kind; // "timeout" | "stopped" | "failed"
+  }
+}
+
+export class PythonRuntime {
+  constructor({ timeLimitMs = DEFAULT_TIME_LIMIT_MS } = {}) {
+    this.timeLimitMs = timeLimitMs;
+    this.listeners = new Set();
+    this.state = "idle"; // idle | loading | ready | busy | failed
+    this.worker = null;
+    this.ready = null;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.queue = Promise.resolve();
+    this.interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+  }
+
+  onState(listener) {
+    this.listeners.add(listener);
+    listener(this.state);
+    return () => this.listeners.delete(listener);
+  }
+
+  setState(state, detail = "") {
+    this.state = state;
+    for (const listener of this.listeners) listener(state, detail);
+  }
+
+  /** Start the worker once; later calls return the same promise. */
+  start() {
+    if (this.ready) return this.ready;
+    this.setState("loading");
+    this.worker = new Worker(WORKER_URL, { type: "module" });
+    this.worker.onmessage = ({ data }) => this.settle(data);
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      this.failAll(new RuntimeError("failed", event.message || "o Python parou de responder"));
+    };
+    this.ready = this.post({ type: "init", bundleUrl: BUNDLE_URL.href, interruptBuffer: this.interrupt?.buffer })
+      .then(() => this.setState("ready"))
+      .catch((error) => {
+        this.setState("failed", error.message);
+        this.ready = null;
+        this.worker?.terminate();
+        this.worker = null;
+        throw error;
+      });
+    return this.ready;
+  }
+
+  post(message) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, ...message });
+    });
+  }
+
+  settle({ id, ok, result, error, interrupted }) {
+    const waiter = this.pending.get(id);
+    if (!waiter) return;
+    this.pending.delete(id);
+    if (ok) waiter.resolve(result);
+    else waiter.reject(new RuntimeError(interrupted ? "stopped" : "failed", error));
+  }
+
+  failAll(error) {
+    for (const { reject } of this.pending.values()) reject(error);
+    this.pending.clear();
+  }
+
+  /** Run one request (see graders/web.py) under the time limit; resolves to the parsed reply. */
+  call(request) {
+    const run = async () => {
+      await this.start();
+      if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
+      this.setState("busy");
+      let timer;
+      const limit = new Promise((_, reject) => {
+        timer = setTimeout(() => {
+          this.restart();
+          reject(new RuntimeError("timeout", "tempo esgotado"));
+        }, this.timeLimitMs);
+      });
+      try {
+        const reply = await Promise.race([this.post({ type: "call", request: JSON.stringify(request) }), limit]);
+        return JSON.parse(reply);
+      } finally {
+        clearTimeout(timer);
+        if (this.state === "busy") this.setState("ready");
+      }
+    };
+    const result = this.queue.then(run, run);
+    this.queue = result.catch(() => {});
+    return result;
+  }
+
+  /** "Parar": interrupt the running code, or replace the worker when interrupts are unavailable. */
+  stop() {
+    if (this.state !== "busy") return;
+    if (this.interrupt) {
+      Atomics.store(this.interrupt, 0, 2); // SIGINT: Python raises KeyboardInterrupt
+    } else {
+      this.restart(new RuntimeError("stopped", "execução interrompida"));
+    }
+  }
+
+  restart(reason = new RuntimeError("timeout", "tempo esgotado")) {
+    this.worker?.terminate();
+    this.worker = null;
+    this.ready = null;
+    this.failAll(reason);
+    this.setState("idle");
+    this.start().catch(() => {});
+  }
+}
+
+let shared = null;
+/** The single runtime of the page, kept across instant navigation. */
+export function sharedRuntime() {
+  shared ??= new PythonRuntime({ timeLimitMs: globalThis.LESSON_TIME_LIMIT_MS ?? DEFAULT_TIME_LIMIT_MS });
+  return shared;
+}

@@ -1,0 +1,66 @@
+// What the student typed, kept in localStorage under a versioned record per exercise.
+// An unknown version (or a broken record) is refused loudly and kept aside, never overwritten.
+
+export const RECORD_VERSION = 1;
+const PREFIX = "licao-2/exercicio/";
+const ASIDE = "licao-2/guardado-a-parte/";
+
+export function key(exerciseId) {
+  return PREFIX + exerciseId;
+}
+
+function storage() {
+  try {
+    return globalThis.localStorage ?? null;
+  } catch {
+    return null; // storage disabled by the browser: the widget still works, without saving
+  }
+}
+
+/** {record, problem}: record is null when nothing usable is stored. */
+export function load(exerciseId) {
+  const store = storage();
+  const raw = store?.getItem(key(exerciseId));
+  if (raw == null) return { record: null, problem: null };
+  let record;
+  try {
+    record = JSON.parse(raw);
+  } catch {
+    return { record: null, problem: setAside(exerciseId, raw, "o registro salvo está corrompido") };
+  }
+  if (!record || typeof record !== "object" || record.version !== RECORD_VERSION) {
+    const version = record && typeof record === "object" ? record.version : undefined;
+    return { record: null, problem: setAside(exerciseId, raw, `o registro salvo é da versão ${JSON.stringify(version)}, que esta página não conhece`) };
+  }
+  return { record, problem: null };
+}
+
+function setAside(exerciseId, raw, reason) {
+  const store = storage();
+  const asideKey = `${ASIDE}${exerciseId}/${new Date().toISOString()}`;
+  try {
+    store?.setItem(asideKey, raw);
+    store?.removeItem(key(exerciseId));
+  } catch {
+    return `${reason}; não foi possível guardá-lo à parte, então ele foi mantido onde estava`;
+  }
+  return `${reason}. Ele foi guardado à parte (chave "${asideKey}" do localStorage) e nada foi apagado`;
+}
+
+export function save(exerciseId, fields) {
+  const store = storage();
+  if (!store) return false;
+  const previous = load(exerciseId).record ?? {};
+  const record = { ...previous, ...fields, version: RECORD_VERSION, updatedAt: new Date().toISOString() };
+  try {
+    store.setItem(key(exerciseId), JSON.stringify(record));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Every exercise's record, for the progress view and the export. */
+export function loadAll(exerciseIds) {
+  return Object.fromEntries(exerciseIds.map((id) => [id, load(id).record]));
+}

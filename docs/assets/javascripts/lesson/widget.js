@@ -1,0 +1,326 @@
+// One exercise widget: enhances the server-rendered <section class="exercise"> in place.
+// Flow: page -> widget -> runtime (worker) -> graders -> result -> widget.
+import { createEditor } from "../vendor/codemirror.min.js";
+import { sharedRuntime } from "./runtime.js";
+import * as storage from "./storage.js";
+
+const SAVE_DELAY_MS = 400;
+const STATE_TEXT = { pendente: "pendente", ok: "ok", falhou: "falhou" };
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (name === "class") node.className = value;
+    else if (name.startsWith("on")) node.addEventListener(name.slice(2), value);
+    else if (value !== false && value != null) node.setAttribute(name, value === true ? "" : value);
+  }
+  node.append(...children.filter((c) => c != null));
+  return node;
+}
+
+function isDark() {
+  return document.body.getAttribute("data-md-color-scheme") === "slate";
+}
+
+function download(name, text, type) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const link = el("a", { href: url, download: name });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+export class ExerciseWidget {
+  constructor(section) {
+    this.section = section;
+    this.data = JSON.parse(section.querySelector(".exercise-data").textContent);
+    this.id = this.data.id;
+    this.runtime = sharedRuntime();
+    this.saveTimer = null;
+    this.questions = [...section.querySelectorAll("fieldset.exercise-question")];
+    this.criteria = new Map([...section.querySelectorAll("li[data-criterion]")].map((li) => [li.dataset.criterion, li]));
+  }
+
+  mount() {
+    const { record, problem } = storage.load(this.id);
+    this.alertBox = el("div", { class: "exercise-alert admonition warning", role: "alert", hidden: true });
+    this.section.prepend(this.alertBox);
+    if (problem) this.alert(`Atenção: ${problem}. Este exercício recomeça do código inicial.`);
+    this.restoreAnswers(record?.answers ?? {});
+    for (const fieldset of this.questions) fieldset.addEventListener("change", () => this.scheduleSave());
+    if (this.data.starter != null) this.mountEditor(record?.code ?? this.data.starter);
+    this.mountToolbar();
+    this.mountResults();
+    if (record?.lastVerdict) this.renderVerdict(record.lastVerdict, { restored: true });
+    this.unsubscribe = this.runtime.onState((state, detail) => this.onRuntimeState(state, detail));
+    document.addEventListener("lesson:flush", () => this.saveNow());
+    this.section.dataset.mounted = "true";
+  }
+
+  // --- structured answers -------------------------------------------------------------
+
+  answers() {
+    const result = {};
+    for (const fieldset of this.questions) {
+      const checked = [...fieldset.querySelectorAll("input:checked")].map((i) => i.value);
+      const multiple = fieldset.querySelector("input[type=checkbox]") != null;
+      result[fieldset.dataset.question] = multiple ? checked : (checked[0] ?? null);
+    }
+    return result;
+  }
+
+  restoreAnswers(answers) {
+    for (const fieldset of this.questions) {
+      const value = answers[fieldset.dataset.question];
+      const chosen = new Set(Array.isArray(value) ? value : value == null ? [] : [value]);
+      for (const input of fieldset.querySelectorAll("input")) input.checked = chosen.has(input.value);
+    }
+  }
+
+  // --- editor -------------------------------------------------------------------------
+
+  mountEditor(code) {
+    const host = this.section.querySelector(".exercise-editor");
+    host.replaceChildren();
+    const help = el("p", { class: "exercise-editor__help", id: `ajuda-editor-${this.id}` },
+      "Tab indenta e Shift+Tab desfaz a indentação; para sair do editor pelo teclado, aperte Esc e depois Tab. ",
+      "Ctrl+Enter verifica.");
+    this.editor = createEditor(host, {
+      doc: code,
+      label: `Código do exercício ${this.data.title}`,
+      dark: isDark(),
+      onChange: () => this.scheduleSave(),
+      onSubmit: () => this.verify(),
+    });
+    this.editor.view.contentDOM.setAttribute("aria-describedby", help.id);
+    host.append(help);
+    this.themeObserver = new MutationObserver(() => this.editor.setDark(isDark()));
+    this.themeObserver.observe(document.body, { attributes: true, attributeFilter: ["data-md-color-scheme"] });
+  }
+
+  code() {
+    return this.editor ? this.editor.getText() : null;
+  }
+
+  // --- toolbar ------------------------------------------------------------------------
+
+  mountToolbar() {
+    const hasCode = this.editor != null;
+    this.buttons = {
+      run: hasCode ? el("button", { type: "button", class: "md-button", onclick: () => this.run() }, "Executar") : null,
+      verify: el("button", { type: "button", class: "md-button md-button--primary", onclick: () => this.verify(),
+        "aria-keyshortcuts": hasCode ? "Control+Enter" : null }, "Verificar"),
+      stop: el("button", { type: "button", class: "md-button", hidden: true, onclick: () => this.runtime.stop() }, "Parar"),
+      reset: hasCode ? el("button", { type: "button", class: "md-button", onclick: () => this.reset() }, "Reiniciar") : null,
+      download: hasCode ? el("button", { type: "button", class: "md-button", onclick: () => this.download() }, "Baixar .py") : null,
+    };
+    this.status = el("span", { class: "exercise-status", role: "status", "aria-live": "polite" });
+    const bar = el("div", { class: "exercise-toolbar", role: "group", "aria-label": `Ações do exercício ${this.data.title}` },
+      ...Object.values(this.buttons), this.status);
+    const anchor = this.section.querySelector(".exercise-criteria__title");
+    anchor.before(bar);
+  }
+
+  setBusy(busy, text = "") {
+    this.busy = busy;
+    for (const name of ["run", "verify", "reset"]) if (this.buttons[name]) this.buttons[name].disabled = busy;
+    this.buttons.stop.hidden = !busy;
+    if (text) this.status.textContent = text;
+  }
+
+  onRuntimeState(state, detail) {
+    if (!this.section.isConnected) {
+      this.unsubscribe?.();
+      this.themeObserver?.disconnect();
+      return;
+    }
+    if (state === "loading") this.status.textContent = "Carregando Python…";
+    else if (state === "ready" && !this.busy) this.status.textContent = "Python pronto.";
+    else if (state === "failed") this.status.textContent = `Não foi possível carregar o Python: ${detail}`;
+  }
+
+  // --- results ------------------------------------------------------------------------
+
+  mountResults() {
+    const list = this.section.querySelector(".exercise-criteria");
+    this.summary = el("p", { class: "exercise-summary", role: "status", "aria-live": "polite" });
+    this.disk = el("details", { class: "exercise-disk", hidden: true },
+      el("summary", {}, "O que ficou em disco na queda simulada"),
+      el("p", { class: "exercise-disk__crash" }),
+      el("pre", { class: "exercise-disk__content", tabindex: "0" }));
+    this.output = el("div", { class: "exercise-output", hidden: true });
+    this.solution = el("div", { class: "exercise-solution", hidden: true },
+      el("button", { type: "button", class: "md-button", onclick: () => this.revealSolution() }, "Ver a solução de referência"));
+    list.after(this.summary, this.disk, this.output, this.solution);
+  }
+
+  setCriterion(li, state, message = "", hint = "") {
+    li.dataset.state = state;
+    li.querySelector(".exercise-criterion__state").textContent = STATE_TEXT[state];
+    li.querySelectorAll(".exercise-criterion__message").forEach((m) => m.remove());
+    const text = state === "falhou" ? message : hint;
+    if (text) li.append(el("p", { class: "exercise-criterion__message" }, text));
+  }
+
+  renderVerdict(verdict, { restored = false } = {}) {
+    let firstDisk = null;
+    for (const c of verdict.criteria) {
+      const li = this.criteria.get(c.id);
+      if (!li) continue;
+      this.setCriterion(li, c.passed ? "ok" : "falhou", c.message, c.hint);
+      if (!c.passed && c.disk && !firstDisk) firstDisk = c.disk;
+    }
+    const passed = verdict.criteria.filter((c) => c.passed).length;
+    const total = verdict.criteria.length;
+    this.summary.textContent = verdict.passed && passed === total
+      ? "Todas as verificações passaram."
+      : `${passed} de ${total} verificações passaram${restored ? " na última vez que você verificou" : ""}.`;
+    this.summary.dataset.state = verdict.passed ? "ok" : "falhou";
+    this.renderDisk(firstDisk);
+    this.solution.hidden = !(verdict.passed && this.data.starter != null);
+  }
+
+  renderDisk(disk) {
+    this.disk.hidden = !disk;
+    if (!disk) return;
+    this.disk.querySelector(".exercise-disk__crash").textContent = disk.crash;
+    this.disk.querySelector(".exercise-disk__content").textContent = disk.exists
+      ? (disk.content || "(arquivo vazio: 0 bytes)")
+      : `(não havia nenhum ${disk.path} em disco)`;
+    this.disk.open = true;
+  }
+
+  showError(text) {
+    this.summary.textContent = text;
+    this.summary.dataset.state = "falhou";
+  }
+
+  alert(text) {
+    this.alertBox.textContent = text;
+    this.alertBox.hidden = false;
+  }
+
+  explain(error) {
+    if (error.kind === "timeout") {
+      return `A execução passou de ${Math.round(this.runtime.timeLimitMs / 1000)} s e foi interrompida: o código ` +
+        "provavelmente entra em um laço infinito (um while sem saída, por exemplo). Seu código continua no editor.";
+    }
+    if (error.kind === "stopped") return "Execução interrompida. Seu código continua no editor.";
+    return `O Python do navegador falhou (${error.message}). Tente de novo; se persistir, recarregue a página.`;
+  }
+
+  // --- actions ------------------------------------------------------------------------
+
+  async verify() {
+    if (this.busy) return;
+    this.saveNow();
+    this.setBusy(true, this.runtime.state === "ready" ? "Verificando…" : "Carregando Python…");
+    try {
+      const reply = await this.runtime.call({ action: "grade", exercise: this.id, code: this.code(), answers: this.answers() });
+      if (!reply.ok) {
+        this.showError(reply.error);
+        return;
+      }
+      this.renderVerdict(reply.verdict);
+      storage.save(this.id, { passed: reply.verdict.passed, lastVerdict: reply.verdict });
+      this.status.textContent = "Verificação concluída.";
+    } catch (error) {
+      this.showError(this.explain(error));
+      this.status.textContent = "";
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  async run() {
+    if (this.busy) return;
+    this.saveNow();
+    this.setBusy(true, this.runtime.state === "ready" ? "Executando…" : "Carregando Python…");
+    try {
+      const reply = await this.runtime.call({ action: "run", exercise: this.id, code: this.code() });
+      this.renderRun(reply.run);
+      this.status.textContent = "Execução concluída.";
+    } catch (error) {
+      this.renderRun({ ok: false, stdout: "", error: this.explain(error), summary: "", checkpoint: null });
+      this.status.textContent = "";
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  renderRun(run) {
+    const parts = [el("p", { class: "exercise-output__title" }, el("strong", {}, "Saída de “Executar”"))];
+    if (run.summary) parts.push(el("p", {}, run.summary));
+    if (run.stdout) parts.push(el("p", {}, "O que o código imprimiu:"), el("pre", { class: "exercise-output__stdout", tabindex: "0" }, run.stdout));
+    if (run.error) {
+      parts.push(el("pre", { class: "exercise-output__error", tabindex: "0" }, run.error));
+      if (run.error_line && this.editor) {
+        parts.push(el("button", { type: "button", class: "md-button", onclick: () => this.editor.goToLine(run.error_line) },
+          `Ir para a linha ${run.error_line} no editor`));
+      }
+    }
+    if (run.checkpoint) {
+      parts.push(el("p", {}, `${run.checkpoint.path} no fim (${run.checkpoint.bytes} bytes):`),
+        el("pre", { class: "exercise-output__checkpoint", tabindex: "0" }, run.checkpoint.content));
+    } else if (run.ok) {
+      parts.push(el("p", {}, "Nenhum checkpoint.json foi gravado."));
+    }
+    this.output.replaceChildren(...parts);
+    this.output.hidden = false;
+  }
+
+  reset() {
+    if (!window.confirm("Voltar ao código inicial deste exercício? Dá para desfazer com Ctrl+Z no editor.")) return;
+    this.editor.setText(this.data.starter);
+    this.saveNow();
+    this.status.textContent = "Código inicial restaurado. Ctrl+Z no editor desfaz.";
+    this.editor.focus();
+  }
+
+  download() {
+    download(`${this.id}.py`, this.code(), "text/x-python;charset=utf-8");
+  }
+
+  async revealSolution() {
+    try {
+      const reply = await this.runtime.call({ action: "solution", exercise: this.id });
+      if (!reply.ok || !reply.solution) return;
+      this.solution.replaceChildren(
+        el("p", {}, el("strong", {}, "Solução de referência"), " — compare com a sua; há mais de um jeito certo."),
+        el("pre", { class: "exercise-solution__code", tabindex: "0" }, reply.solution));
+    } catch (error) {
+      this.status.textContent = this.explain(error);
+    }
+  }
+
+  // --- persistence ----------------------------------------------------------------------
+
+  scheduleSave() {
+    clearTimeout(this.saveTimer);
+    this.saveTimer = setTimeout(() => this.saveNow(), SAVE_DELAY_MS);
+  }
+
+  saveNow() {
+    clearTimeout(this.saveTimer);
+    if (!this.section.isConnected) return;
+    const fields = { answers: this.answers() };
+    if (this.editor) fields.code = this.code();
+    storage.save(this.id, fields);
+  }
+}
+
+/** Mount every exercise of the page that is not mounted yet; start Python when one is seen. */
+export function mountAll(root = document) {
+  const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")];
+  for (const section of sections) new ExerciseWidget(section).mount();
+  if (!sections.length) return;
+  const runtime = sharedRuntime();
+  const observer = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) {
+      runtime.start().catch(() => {});
+      observer.disconnect();
+    }
+  });
+  sections.forEach((s) => observer.observe(s));
+}

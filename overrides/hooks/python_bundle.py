@@ -1,0 +1,35 @@
+"""MkDocs hook: pack the graders and the exercise files into `assets/python/lesson.zip`.
+
+The page's worker unpacks this zip into Pyodide, so the browser runs the very same
+graders as `python -m graders`. Entries carry a fixed date: same sources, same bytes.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+TARGET = Path("assets") / "python" / "lesson.zip"
+# CLI-only modules: they use subprocess and resource limits, which Pyodide lacks.
+SKIP = {"cli.py", "worker.py", "__main__.py"}
+FIXED_DATE = (2026, 1, 1, 0, 0, 0)
+
+
+def bundle_bytes() -> bytes:
+    paths = sorted(p for p in (ROOT / "graders").glob("*.py") if p.name not in SKIP)
+    paths += sorted(p for p in (ROOT / "exercises").rglob("*") if p.is_file() and p.suffix in {".py", ".toml", ".md"})
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in paths:
+            info = zipfile.ZipInfo(path.relative_to(ROOT).as_posix(), FIXED_DATE)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            zf.writestr(info, path.read_bytes())
+    return buffer.getvalue()
+
+
+def on_post_build(config):
+    target = Path(config.site_dir) / TARGET
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(bundle_bytes())
