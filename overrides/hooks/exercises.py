@@ -90,13 +90,15 @@ def _questions_html(exercise_id: str, questions: list[dict]) -> str:
 
 
 def _widget_data(exercise_id: str, data: dict) -> str:
-    """What the widget needs that is not already in the HTML, as inert JSON."""
+    """What the widget needs that is not already in the HTML, as an attribute holding JSON.
+
+    Not a <script type="application/json">: instant navigation re-runs the scripts of a
+    new page as JavaScript, whatever their type.
+    """
     payload = {"id": exercise_id, "title": data["title"], "starter": None}
     if data.get("starter"):
         payload["starter"] = (EXERCISES_DIR / exercise_id / data["starter"]).read_text(encoding="utf-8")
-    # "<" escaped so that no "</script>" in the code can end the element.
-    text = json.dumps(payload, ensure_ascii=False).replace("<", "\\u003c")
-    return f'<script type="application/json" class="exercise-data">{text}</script>'
+    return f'data-widget="{html.escape(json.dumps(payload, ensure_ascii=False), quote=True)}"'
 
 
 def _editor_html(data: dict) -> str:
@@ -115,8 +117,8 @@ def format_exercise(src, language, class_name, options, md, **kwargs):
     body = _questions_html(exercise_id, data.get("questions", []))
     return (
         f'<section class="exercise" data-exercise="{exercise_id}" data-kind="{html.escape(data.get("kind", ""))}" '
-        f'aria-label="Exercício: {html.escape(data["title"])}">'
-        f"{_widget_data(exercise_id, data)}{body}{_editor_html(data)}"
+        f'aria-label="Exercício: {html.escape(data["title"])}" {_widget_data(exercise_id, data)}>'
+        f"{body}{_editor_html(data)}"
         f"{_criteria_html(exercise_id, data['criteria'])}</section>"
     )
 

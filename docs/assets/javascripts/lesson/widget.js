@@ -34,7 +34,7 @@ function download(name, text, type) {
 export class ExerciseWidget {
   constructor(section) {
     this.section = section;
-    this.data = JSON.parse(section.querySelector(".exercise-data").textContent);
+    this.data = JSON.parse(section.dataset.widget);
     this.id = this.data.id;
     this.runtime = sharedRuntime();
     this.saveTimer = null;

@@ -2,7 +2,7 @@
 // Rebuilt by `make editor`; the site ships the built file, so no Node is needed to serve it.
 import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
 import { EditorState, Compartment } from "@codemirror/state";
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from "@codemirror/commands";
 import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 import { oneDark } from "@codemirror/theme-one-dark";
@@ -44,8 +44,11 @@ export function createEditor(parent, { doc = "", label = "Editor de código", da
     view,
     getText: () => view.state.doc.toString(),
     setText(text) {
-      // One transaction: Ctrl+Z brings the previous text back.
-      view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
+      // One isolated history event: Ctrl+Z brings back exactly the previous text.
+      view.dispatch({
+        changes: { from: 0, to: view.state.doc.length, insert: text },
+        annotations: isolateHistory.of("full"),
+      });
     },
     setDark(isDark) {
       view.dispatch({ effects: theme.reconfigure(isDark ? oneDark : lightTheme) });

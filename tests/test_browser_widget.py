@@ -1,0 +1,326 @@
+"""The exercise widget in a real headless Chromium, against the built site on a local server."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from conftest import ROOT
+from graders import exercises
+from test_browser_site import Recorder
+
+pytestmark = pytest.mark.browser
+
+SOLUTION = exercises.read_text("nivel-2", "solution.py")
+STARTER = exercises.read_text("nivel-2", "starter.py")
+RIGHT_DIAGNOSIS = {"falha-escrita": "sobrescreve", "efeito-escrita": "meio-documento",
+                   "falha-ponto-a": "so-ponto-b", "efeito-ponto-a": "sem-rastro"}
+VERDICT_TIMEOUT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def lesson(browser, site_url):
+    """One page (one Python worker) shared by the flows below, as a student would use it."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    yield page, recorder
+    assert recorder.foreign(site_url) == [], "a request left the page's origin"
+    assert recorder.console_errors == [], recorder.console_errors
+    context.close()
+
+
+def widget(page, exercise_id):
+    return page.locator(f"section.exercise[data-exercise='{exercise_id}']")
+
+
+def set_code(page, exercise_id, code):
+    editor = widget(page, exercise_id).locator(".cm-content")
+    editor.click()
+    page.keyboard.press("Control+a")
+    page.keyboard.insert_text(code)
+
+
+def editor_text(page, exercise_id):
+    return widget(page, exercise_id).locator(".cm-content").evaluate(
+        "el => [...el.querySelectorAll('.cm-line')].map(l => l.textContent).join('\\n')"
+    )
+
+
+def choose(page, exercise_id, answers):
+    for question, option in answers.items():
+        widget(page, exercise_id).locator(f"input[name='{exercise_id}--{question}'][value='{option}']").check()
+
+
+def verify(page, exercise_id):
+    section = widget(page, exercise_id)
+    section.locator(".exercise-summary").evaluate("el => el.textContent = ''")
+    section.get_by_role("button", name="Verificar").click()
+    page.wait_for_function(
+        "id => document.querySelector(`section[data-exercise='${id}'] .exercise-summary`).textContent.length > 0",
+        arg=exercise_id, timeout=VERDICT_TIMEOUT_MS,
+    )
+    return section.locator(".exercise-summary").inner_text()
+
+
+def states(page, exercise_id):
+    items = widget(page, exercise_id).locator("li[data-criterion]")
+    return {li.get_attribute("data-criterion"): li.get_attribute("data-state") for li in items.all()}
+
+
+def test_reference_solution_turns_every_criterion_ok(lesson):
+    page, _ = lesson
+    assert states(page, "nivel-2") == dict.fromkeys(exercises.criterion_ids("nivel-2"), "pendente")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == "Todas as verificações passaram."
+    assert states(page, "nivel-2") == dict.fromkeys(exercises.criterion_ids("nivel-2"), "ok")
+    reveal = widget(page, "nivel-2").get_by_role("button", name="Ver a solução de referência")
+    reveal.click()
+    assert "os.replace" in widget(page, "nivel-2").locator(".exercise-solution__code").inner_text(timeout=VERDICT_TIMEOUT_MS)
+
+
+def test_starter_fails_exactly_the_two_fixes_with_messages(lesson):
+    page, _ = lesson
+    set_code(page, "nivel-2", STARTER)
+    summary = verify(page, "nivel-2")
+    assert summary.startswith("4 de 6")
+    got = states(page, "nivel-2")
+    assert [c for c, s in got.items() if s == "falhou"] == ["escrita-atomica", "ponto-a"]
+    section = widget(page, "nivel-2")
+    atomic = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message")
+    assert "Queda simulada" in atomic.inner_text() and "checkpoint.json" in atomic.inner_text()
+    assert section.locator("li[data-criterion='ponto-a'] .exercise-criterion__message").is_visible()
+    disk = section.locator(".exercise-disk")
+    assert disk.is_visible() and "Queda simulada" in disk.inner_text()
+    assert section.get_by_role("button", name="Ver a solução de referência").is_hidden()
+
+
+def test_executar_shows_the_run_and_a_traceback_into_the_editor(lesson):
+    page, _ = lesson
+    section = widget(page, "nivel-2")
+    set_code(page, "nivel-2", STARTER)
+    section.get_by_role("button", name="Executar").click()
+    output = section.locator(".exercise-output")
+    output.locator(".exercise-output__checkpoint").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    assert "chamou o modelo 3 vez(es)" in output.inner_text()
+    set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool):\n    x = {}\n    print('oi')\n    return x['falta']\n")
+    section.get_by_role("button", name="Executar").click()
+    error = output.locator(".exercise-output__error")
+    error.wait_for(timeout=VERDICT_TIMEOUT_MS)
+    assert "linha 4" in error.inner_text() and "KeyError" in error.inner_text()
+    assert "oi" in output.locator(".exercise-output__stdout").inner_text()
+    output.get_by_role("button", name="Ir para a linha 4 no editor").click()
+    selected = page.evaluate("getSelection().toString()")
+    assert "return x['falta']" in selected
+
+
+def test_syntax_error_names_its_line(lesson):
+    page, _ = lesson
+    set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool)\n    pass\n")
+    verify(page, "nivel-2")
+    message = widget(page, "nivel-2").locator("li[data-criterion='executavel'] .exercise-criterion__message").inner_text()
+    assert "Erro de sintaxe na linha 1" in message
+
+
+def test_infinite_loop_is_stopped_and_the_page_recovers(lesson):
+    page, _ = lesson
+    loop = "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n"
+    set_code(page, "nivel-2", loop)
+    section = widget(page, "nivel-2")
+    section.get_by_role("button", name="Verificar").click()
+    page.wait_for_timeout(1500)
+    # The main thread is free while Python loops in the worker.
+    start = time.monotonic()
+    assert page.evaluate("1 + 1") == 2
+    assert time.monotonic() - start < 1.0
+    assert section.get_by_role("button", name="Parar").is_visible()
+    page.wait_for_function(
+        "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.includes('laço infinito')",
+        timeout=VERDICT_TIMEOUT_MS,
+    )
+    assert editor_text(page, "nivel-2").startswith("def run_agent")  # nothing typed is lost
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == "Todas as verificações passaram."
+
+
+def test_parar_stops_a_running_check(lesson):
+    page, _ = lesson
+    set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n")
+    section = widget(page, "nivel-2")
+    section.get_by_role("button", name="Verificar").click()
+    stop = section.get_by_role("button", name="Parar")
+    stop.wait_for(state="visible")
+    page.wait_for_timeout(500)
+    stop.click()
+    page.wait_for_function(
+        "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.includes('interrompida')",
+        timeout=5000,
+    )
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == "Todas as verificações passaram."
+
+
+def test_reiniciar_asks_and_can_be_undone(lesson):
+    page, _ = lesson
+    set_code(page, "nivel-2", "# minha versão\n" + SOLUTION)
+    answers = []
+    page.once("dialog", lambda d: (answers.append(d.message), d.accept()))
+    widget(page, "nivel-2").get_by_role("button", name="Reiniciar").click()
+    assert answers and "código inicial" in answers[0]
+    assert editor_text(page, "nivel-2") == STARTER.rstrip("\n") or editor_text(page, "nivel-2") == STARTER
+    page.keyboard.press("Control+z")
+    assert editor_text(page, "nivel-2").startswith("# minha versão")
+
+
+def test_baixar_downloads_the_code(lesson):
+    page, _ = lesson
+    set_code(page, "nivel-2", SOLUTION)
+    with page.expect_download() as info:
+        widget(page, "nivel-2").get_by_role("button", name="Baixar .py").click()
+    download = info.value
+    assert download.suggested_filename == "nivel-2.py"
+    assert open(download.path(), encoding="utf-8").read() == SOLUTION
+
+
+def test_quiz_and_nivel_1_are_graded_from_their_forms(lesson):
+    page, _ = lesson
+    choose(page, "quiz-sobrescrita", {"resposta": "lento"})
+    verify(page, "quiz-sobrescrita")
+    message = widget(page, "quiz-sobrescrita").locator(".exercise-criterion__message").inner_text()
+    assert states(page, "quiz-sobrescrita") == {"resposta": "falhou"} and "correção" in message
+    choose(page, "quiz-sobrescrita", {"resposta": "meio-documento"})
+    assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
+    section = widget(page, "nivel-1")
+    for field in ("version", "task", "turns", "tokensUsed", "pendingToolUse"):
+        section.locator(f"input[name='nivel-1--campos-faltantes'][value='{field}']").check()
+    choose(page, "nivel-1", {"efeito-version": "formato-desconhecido", "efeito-task": "qual-tarefa",
+                             "efeito-turns": "contagem-zerada", "efeito-tokensUsed": "limiar-compactacao",
+                             "efeito-pendingToolUse": "chamada-orfa"})
+    set_code(page, "nivel-1", exercises.read_text("nivel-1", "solution.py"))
+    assert verify(page, "nivel-1") == "Todas as verificações passaram."
+
+
+def test_export_downloads_every_answer_in_the_cli_format(lesson, tmp_path):
+    page, _ = lesson
+    page.wait_for_timeout(600)  # past the save debounce
+    with page.expect_download() as info:
+        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+    path = tmp_path / "respostas.json"
+    info.value.save_as(path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["format"] == "checkpoints-licao-2/respostas" and doc["version"] == 1
+    assert set(doc["exercises"]) == {"quiz-sobrescrita", "nivel-1", "nivel-2"}
+    from graders.grading import grade
+    from graders.submission import read
+
+    for exercise in ("quiz-sobrescrita", "nivel-1", "nivel-2"):
+        assert grade(exercise, read(str(path), exercise)).passed, exercise
+
+
+def test_progress_shows_on_the_course_home(lesson, site_url):
+    page, _ = lesson
+    page.get_by_role("link", name="Início").first.click()
+    page.wait_for_url(site_url)
+    page.locator(".course-progress li[data-state]").first.wait_for()
+    states_on_home = {
+        li.get_attribute("data-exercise"): li.get_attribute("data-state")
+        for li in page.locator(".course-progress li").all()
+    }
+    assert states_on_home == {"quiz-sobrescrita": "concluido", "nivel-1": "concluido", "nivel-2": "concluido"}
+
+
+def test_instant_navigation_keeps_the_widget_and_the_worker(lesson, site_url):
+    page, recorder = lesson
+    page.evaluate("window.__sameDocument = true")
+    page.goto(site_url)  # a real load, then instant navigation from here on
+    page.evaluate("window.__sameDocument = true")
+    page.get_by_role("link", name="Começar a Lição 2").click()
+    page.wait_for_url(site_url + "licao-2/")
+    assert page.evaluate("window.__sameDocument") is True, "navigation was not instant"
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == "Todas as verificações passaram."
+    wasm_before = sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests)
+    page.get_by_role("link", name="Início").first.click()
+    page.wait_for_url(site_url)
+    page.get_by_role("link", name="Começar a Lição 2").click()
+    page.wait_for_url(site_url + "licao-2/")
+    assert page.evaluate("window.__sameDocument") is True
+    assert verify(page, "nivel-2") == "Todas as verificações passaram."
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests) == wasm_before, "the worker was not reused"
+
+
+def test_reload_keeps_the_typed_code(lesson):
+    page, _ = lesson
+    set_code(page, "nivel-2", "# rascunho da Ana\n" + SOLUTION)
+    page.wait_for_timeout(800)
+    page.reload()
+    widget(page, "nivel-2").locator(".cm-content").wait_for()
+    assert editor_text(page, "nivel-2").startswith("# rascunho da Ana")
+    assert widget(page, "nivel-2").locator("input[value='sobrescreve']").is_checked()
+
+
+def test_keyboard_only_reaches_and_presses_every_control(lesson):
+    page, _ = lesson
+    section = widget(page, "nivel-2")
+    controls = section.locator("button:visible, input, .cm-content")
+    for i in range(controls.count()):
+        control = controls.nth(i)
+        name = control.evaluate(
+            "el => el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].textContent) || el.textContent"
+        )
+        assert name and name.strip(), control.evaluate("el => el.outerHTML.slice(0, 120)")
+    # Tab from the editor is indentation; Escape then Tab leaves it for the toolbar.
+    set_code(page, "nivel-2", SOLUTION)
+    page.keyboard.press("Escape")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.closest('.cm-editor') === null")
+    assert focused, "Escape then Tab did not leave the editor"
+    reached = []
+    for _ in range(8):
+        reached.append(page.evaluate("document.activeElement.textContent"))
+        if reached[-1] == "Verificar":
+            break
+        page.keyboard.press("Tab")
+    assert "Executar" in reached and reached[-1] == "Verificar", reached
+    section.locator(".exercise-summary").evaluate("el => el.textContent = ''")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.length > 0",
+        timeout=VERDICT_TIMEOUT_MS,
+    )
+    # Ctrl+Enter in the editor verifies too.
+    section.locator(".exercise-summary").evaluate("el => el.textContent = ''")
+    section.locator(".cm-content").click()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function(
+        "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.length > 0",
+        timeout=VERDICT_TIMEOUT_MS,
+    )
+
+
+def test_corrupted_storage_is_set_aside_and_the_page_works(browser, site_url):
+    context = browser.new_context()
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    page.evaluate("""() => {
+        localStorage.setItem('licao-2/exercicio/nivel-2', '{isto não é json');
+        localStorage.setItem('licao-2/exercicio/nivel-1', JSON.stringify({version: 99, code: 'futuro'}));
+    }""")
+    page.reload()
+    for exercise in ("nivel-1", "nivel-2"):
+        alert = widget(page, exercise).locator(".exercise-alert")
+        assert alert.is_visible() and "guardado à parte" in alert.inner_text()
+    assert "versão 99" in widget(page, "nivel-1").locator(".exercise-alert").inner_text()
+    assert editor_text(page, "nivel-2").startswith("import json")  # back to the starter
+    kept = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('licao-2/guardado-a-parte/'))")
+    assert len(kept) == 2
+    assert page.evaluate(f"localStorage.getItem({json.dumps(kept[0])})") in ('{isto não é json', json.dumps({"version": 99, "code": "futuro"}, separators=(",", ":")))
+    choose(page, "quiz-sobrescrita", {"resposta": "meio-documento"})
+    assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
+    assert recorder.console_errors == []
+    context.close()

@@ -1,0 +1,45 @@
+"""The front-end files the site ships: the editor bundle is the lockfile's build; the graders zip is the source."""
+
+from __future__ import annotations
+
+import io
+import shutil
+import subprocess
+import zipfile
+
+import pytest
+
+from conftest import ROOT
+
+BUNDLE = ROOT / "docs" / "assets" / "javascripts" / "vendor" / "codemirror.min.js"
+
+
+def test_shipped_editor_bundle_matches_a_fresh_build(tmp_path):
+    assert shutil.which("make") and (ROOT / "node_modules" / ".bin" / "esbuild").exists()
+    fresh = tmp_path / "codemirror.min.js"
+    run = subprocess.run(["make", "-s", "editor", f"EDITOR_BUNDLE={fresh}"], cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert fresh.read_bytes() == BUNDLE.read_bytes(), "run `make editor` and commit the bundle"
+
+
+def test_graders_zip_holds_the_graders_and_exercises(site_dir):
+    with zipfile.ZipFile(io.BytesIO((site_dir / "assets" / "python" / "lesson.zip").read_bytes())) as zf:
+        names = set(zf.namelist())
+        for module in ("graders/grading.py", "graders/crashfs.py", "graders/web.py", "exercises/nivel-2/exercise.toml",
+                       "exercises/nivel-2/solution.py"):
+            assert module in names
+            assert zf.read(module) == (ROOT / module).read_bytes()
+        assert "graders/cli.py" not in names and "graders/worker.py" not in names
+
+
+@pytest.mark.browser
+def test_exercises_are_readable_without_javascript(browser, site_url):
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    section = page.locator("section.exercise[data-exercise='nivel-2']")
+    assert section.locator("fieldset legend").count() == 4
+    assert section.locator("li[data-criterion]").count() == 6
+    assert "ative o JavaScript" in section.inner_text()
+    assert page.get_by_role("radio").count() > 10
+    context.close()
