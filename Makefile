@@ -68,8 +68,9 @@ editor: node_modules/.package-lock.json
 		--legal-comments=none --banner:js="/* CodeMirror 6 (MIT), bundled by esbuild from package-lock.json: make editor */" \
 		--log-level=warning --outfile=$(EDITOR_BUNDLE)
 
-bench: setup $(VENV)/.test-deps
+bench: setup $(VENV)/.test-deps chromium
 	$(PY) tests/benchmarks/bench_cli.py 200
+	$(PY) tests/benchmarks/bench_widget.py
 
 clean:
 	rm -rf site $(VENV) node_modules

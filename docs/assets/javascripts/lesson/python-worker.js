@@ -8,6 +8,7 @@ const LESSON_DIR = "/home/pyodide/lesson";
 let handle = null;
 
 async function init({ bundleUrl, interruptBuffer }) {
+  const bundle = fetch(bundleUrl, { cache: "no-cache" }); // downloads while Python boots
   const pyodide = await loadPyodide({
     indexURL: new URL("../../../pyodide/", import.meta.url).href,
     // The graders capture the student's output themselves; the runtime stays quiet.
@@ -15,7 +16,7 @@ async function init({ bundleUrl, interruptBuffer }) {
     stderr: () => {},
   });
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  const response = await fetch(bundleUrl, { cache: "no-cache" });
+  const response = await bundle;
   if (!response.ok) throw new Error(`não foi possível baixar os corretores (${response.status})`);
   pyodide.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: LESSON_DIR });
   pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(LESSON_DIR)})`);
