@@ -64,8 +64,17 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def _serve(directory: Path):
-    handler = functools.partial(_QuietHandler, directory=str(directory))
+class _IsolatingHandler(_QuietHandler):
+    """Sends the headers that make a page cross-origin isolated (SharedArrayBuffer)."""
+
+    def end_headers(self):
+        self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+        self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
+
+
+def _serve(directory: Path, handler_class=_QuietHandler):
+    handler = functools.partial(handler_class, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -76,6 +85,14 @@ def _serve(directory: Path):
 def site_url(build, _root_server):
     """The built site served at the root of a local origin, as `python -m http.server` would."""
     return _root_server[1]
+
+
+@pytest.fixture(scope="session")
+def isolated_site_url(site_dir):
+    """The build served with COOP/COEP headers, as an instructor may configure nginx."""
+    server = _serve(site_dir, _IsolatingHandler)
+    yield f"http://127.0.0.1:{server.server_address[1]}/"
+    server.shutdown()
 
 
 @pytest.fixture(scope="session")

@@ -253,11 +253,26 @@ def test_instant_navigation_keeps_the_widget_and_the_worker(lesson, site_url):
     assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests) == wasm_before, "the worker was not reused"
 
 
+def test_editor_follows_the_palette(lesson):
+    page, _ = lesson
+    editor = widget(page, "nivel-2").locator(".cm-editor")
+    background = lambda: editor.evaluate("el => getComputedStyle(el).backgroundColor")  # noqa: E731
+    before = background()
+    scheme = page.locator("body").get_attribute("data-md-color-scheme")
+    toggle = page.locator("form[data-md-component=palette] label:visible").first
+    for _ in range(3):
+        toggle = page.locator("form[data-md-component=palette] label:visible").first
+        toggle.click()
+        if page.locator("body").get_attribute("data-md-color-scheme") != scheme:
+            break
+    assert page.locator("body").get_attribute("data-md-color-scheme") != scheme
+    assert background() != before
+
+
 def test_reload_keeps_the_typed_code(lesson):
     page, _ = lesson
     set_code(page, "nivel-2", "# rascunho da Ana\n" + SOLUTION)
-    page.wait_for_timeout(800)
-    page.reload()
+    page.reload()  # at once: the last keystrokes are still in the save debounce
     widget(page, "nivel-2").locator(".cm-content").wait_for()
     assert editor_text(page, "nivel-2").startswith("# rascunho da Ana")
     assert widget(page, "nivel-2").locator("input[value='sobrescreve']").is_checked()
@@ -306,12 +321,16 @@ def test_corrupted_storage_is_set_aside_and_the_page_works(browser, site_url):
     context = browser.new_context()
     recorder = Recorder(context)
     page = context.new_page()
-    page.goto(site_url + "licao-2/")
+    page.goto(site_url)  # the course home: no widget there to save over the records
     page.evaluate("""() => {
         localStorage.setItem('licao-2/exercicio/nivel-2', '{isto não é json');
         localStorage.setItem('licao-2/exercicio/nivel-1', JSON.stringify({version: 99, code: 'futuro'}));
     }""")
     page.reload()
+    # The home only reads: it reports the records, and leaves them where they are.
+    assert page.locator(".course-progress li[data-exercise='nivel-2']").get_attribute("data-state") == "ilegivel"
+    assert page.evaluate("localStorage.getItem('licao-2/exercicio/nivel-2')") == "{isto não é json"
+    page.goto(site_url + "licao-2/")
     for exercise in ("nivel-1", "nivel-2"):
         alert = widget(page, exercise).locator(".exercise-alert")
         assert alert.is_visible() and "guardado à parte" in alert.inner_text()
@@ -323,4 +342,31 @@ def test_corrupted_storage_is_set_aside_and_the_page_works(browser, site_url):
     choose(page, "quiz-sobrescrita", {"resposta": "meio-documento"})
     assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
     assert recorder.console_errors == []
+    context.close()
+
+
+def test_parar_interrupts_in_place_when_cross_origin_isolated(browser, isolated_site_url):
+    context = browser.new_context()
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(isolated_site_url + "licao-2/")
+    assert page.evaluate("crossOriginIsolated") is True
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == "Todas as verificações passaram."
+    set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n")
+    section = widget(page, "nivel-2")
+    section.get_by_role("button", name="Verificar").click()
+    section.get_by_role("button", name="Parar").wait_for(state="visible")
+    page.wait_for_timeout(500)
+    section.get_by_role("button", name="Parar").click()
+    page.wait_for_function(
+        "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.includes('interrompida')",
+        timeout=3000,
+    )
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == "Todas as verificações passaram."
+    # Interrupted, not replaced: Python was loaded once.
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests) == 1
+    assert recorder.console_errors == [] and recorder.foreign(isolated_site_url) == []
     context.close()

@@ -1,5 +1,5 @@
 // Entry point: mount the lesson's widgets on every page, including instant-navigation changes.
-import { mountAll } from "./widget.js";
+import { flushAll, mountAll } from "./widget.js";
 import { mountExport, mountProgress } from "./progress.js";
 
 function mountPage() {
@@ -10,3 +10,5 @@ function mountPage() {
 
 if (window.document$) window.document$.subscribe(mountPage);
 else mountPage();
+// Closing or reloading the tab right after typing still keeps the last keystrokes.
+window.addEventListener("pagehide", flushAll);

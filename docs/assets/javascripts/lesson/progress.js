@@ -1,5 +1,6 @@
 // The course home's progress list and the "Exportar respostas" button (the CLI's input format).
 import * as storage from "./storage.js";
+import { flushAll } from "./widget.js";
 
 export const EXERCISES = ["quiz-sobrescrita", "nivel-1", "nivel-2"];
 const EXPORT_FORMAT = "checkpoints-licao-2/respostas";
@@ -12,16 +13,17 @@ function stateOf(record) {
 
 export function mountProgress(root = document) {
   for (const item of root.querySelectorAll(".course-progress li[data-exercise]")) {
-    const [state, text] = stateOf(storage.load(item.dataset.exercise).record);
+    const { record, problem } = storage.peek(item.dataset.exercise);
+    const [state, text] = problem ? ["ilegivel", "registro salvo ilegível: abra o exercício"] : stateOf(record);
     item.dataset.state = state;
     item.querySelector(".course-progress__state").textContent = text;
   }
 }
 
 export function exportAnswers() {
-  document.dispatchEvent(new Event("lesson:flush")); // widgets save what is still in the debounce
+  flushAll(); // what is still waiting in the save debounce goes into the file too
   const exercises = {};
-  for (const [id, record] of Object.entries(storage.loadAll(EXERCISES))) {
+  for (const [id, record] of Object.entries(storage.peekAll(EXERCISES))) {
     if (!record) continue;
     exercises[id] = { answers: record.answers ?? {}, ...(record.code != null ? { code: record.code } : {}) };
   }

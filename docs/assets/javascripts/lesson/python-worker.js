@@ -15,7 +15,7 @@ async function init({ bundleUrl, interruptBuffer }) {
     stdout: () => {},
     stderr: () => {},
   });
-  if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
+  if (interruptBuffer) pyodide.setInterruptBuffer(new Int32Array(interruptBuffer));
   const response = await bundle;
   if (!response.ok) throw new Error(`não foi possível baixar os corretores (${response.status})`);
   pyodide.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: LESSON_DIR });

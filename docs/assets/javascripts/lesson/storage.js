@@ -17,22 +17,27 @@ function storage() {
   }
 }
 
-/** {record, problem}: record is null when nothing usable is stored. */
-export function load(exerciseId) {
-  const store = storage();
-  const raw = store?.getItem(key(exerciseId));
-  if (raw == null) return { record: null, problem: null };
+/** Read without side effects: {record, raw, problem}, problem saying why raw is unusable. */
+export function peek(exerciseId) {
+  const raw = storage()?.getItem(key(exerciseId));
+  if (raw == null) return { record: null, raw: null, problem: null };
   let record;
   try {
     record = JSON.parse(raw);
   } catch {
-    return { record: null, problem: setAside(exerciseId, raw, "o registro salvo está corrompido") };
+    return { record: null, raw, problem: "o registro salvo está corrompido" };
   }
   if (!record || typeof record !== "object" || record.version !== RECORD_VERSION) {
     const version = record && typeof record === "object" ? record.version : undefined;
-    return { record: null, problem: setAside(exerciseId, raw, `o registro salvo é da versão ${JSON.stringify(version)}, que esta página não conhece`) };
+    return { record: null, raw, problem: `o registro salvo é da versão ${JSON.stringify(version)}, que esta página não conhece` };
   }
-  return { record, problem: null };
+  return { record, raw, problem: null };
+}
+
+/** {record, problem}: an unusable record is moved aside first (problem then says where). */
+export function load(exerciseId) {
+  const { record, raw, problem } = peek(exerciseId);
+  return problem ? { record: null, problem: setAside(exerciseId, raw, problem) } : { record, problem: null };
 }
 
 function setAside(exerciseId, raw, reason) {
@@ -60,7 +65,7 @@ export function save(exerciseId, fields) {
   }
 }
 
-/** Every exercise's record, for the progress view and the export. */
-export function loadAll(exerciseIds) {
-  return Object.fromEntries(exerciseIds.map((id) => [id, load(id).record]));
+/** Every exercise's usable record, for the progress view and the export (read only). */
+export function peekAll(exerciseIds) {
+  return Object.fromEntries(exerciseIds.map((id) => [id, peek(id).record]));
 }

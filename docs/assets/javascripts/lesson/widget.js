@@ -5,6 +5,8 @@ import { sharedRuntime } from "./runtime.js";
 import * as storage from "./storage.js";
 
 const SAVE_DELAY_MS = 400;
+// Widgets of the current page; those left behind by instant navigation are disposed.
+const mounted = new Set();
 const STATE_TEXT = { pendente: "pendente", ok: "ok", falhou: "falhou" };
 
 function el(tag, attrs = {}, ...children) {
@@ -54,8 +56,15 @@ export class ExerciseWidget {
     this.mountResults();
     if (record?.lastVerdict) this.renderVerdict(record.lastVerdict, { restored: true });
     this.unsubscribe = this.runtime.onState((state, detail) => this.onRuntimeState(state, detail));
-    document.addEventListener("lesson:flush", () => this.saveNow());
     this.section.dataset.mounted = "true";
+    mounted.add(this);
+  }
+
+  dispose() {
+    this.saveNow();
+    this.unsubscribe?.();
+    this.themeObserver?.disconnect();
+    mounted.delete(this);
   }
 
   // --- structured answers -------------------------------------------------------------
@@ -130,11 +139,7 @@ export class ExerciseWidget {
   }
 
   onRuntimeState(state, detail) {
-    if (!this.section.isConnected) {
-      this.unsubscribe?.();
-      this.themeObserver?.disconnect();
-      return;
-    }
+    if (!this.section.isConnected) return;
     if (state === "loading") this.status.textContent = "Carregando Python…";
     else if (state === "ready" && !this.busy) this.status.textContent = "Python pronto.";
     else if (state === "failed") this.status.textContent = `Não foi possível carregar o Python: ${detail}`;
@@ -303,15 +308,21 @@ export class ExerciseWidget {
 
   saveNow() {
     clearTimeout(this.saveTimer);
-    if (!this.section.isConnected) return;
+    // Also after instant navigation detached the section: its inputs still hold the answers.
     const fields = { answers: this.answers() };
     if (this.editor) fields.code = this.code();
     storage.save(this.id, fields);
   }
 }
 
+/** Save every widget of the page now (before an export, say). */
+export function flushAll() {
+  for (const widget of mounted) widget.saveNow();
+}
+
 /** Mount every exercise of the page that is not mounted yet; start Python when one is seen. */
 export function mountAll(root = document) {
+  for (const widget of [...mounted]) if (!widget.section.isConnected) widget.dispose();
   const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")];
   for (const section of sections) new ExerciseWidget(section).mount();
   if (!sections.length) return;
