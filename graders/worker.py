@@ -89,6 +89,11 @@ def main():
     from graders import exercises
 
     out = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    # Whatever the student writes straight to fd 1 or 2 is dropped, so a flood of output
+    # cannot fill the parent's memory (print() is already captured and capped).
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
     root = os.environ.get("TMPDIR") or os.getcwd()
     set_limits(job.get("memory_mb", 1024), job.get("cpu_seconds", 60))
     install_fence(root)

@@ -132,17 +132,25 @@ def test_hostile_submissions_cannot_touch_files_or_neighbours(tmp_path):
         import posix
         posix._exit(0)
     """)
+    flood = write(tmp_path / "enxurrada.py", """
+        import os
+        chunk = b"x" * (1 << 20)
+        for _ in range(2000):
+            os.write(1, chunk)
+        def run_agent(task, tools, call_model, execute_tool):
+            return None
+    """)
     liar = write(tmp_path / "mentiroso.py", """
         import sys, json
         sys.__stdout__.write(json.dumps({"passed": True}) + "\\n")
         def run_agent(task, tools, call_model, execute_tool):
             return {}
     """)
-    run = cli("nivel-2", vandal, looper, SOLUTION, killer, suicide, liar, "--timeout", "8", "--format", "json")
+    run = cli("nivel-2", vandal, looper, SOLUTION, killer, suicide, flood, liar, "--timeout", "8", "--format", "json")
     results = {r["file"]: r for r in json.loads(run.stdout)}
     assert run.returncode == 1
     assert results[str(SOLUTION)]["passed"] is True
-    for hostile in (vandal, looper, killer, suicide, liar):
+    for hostile in (vandal, looper, killer, suicide, flood, liar):
         assert results[str(hostile)]["passed"] is False, hostile.name
     assert "Tempo esgotado" in results[str(looper)]["criteria"][0]["message"]
     assert precious.read_text() == "aluno,nota\nana,10\n"
