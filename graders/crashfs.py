@@ -307,7 +307,7 @@ class FileSystemTracer:
     def _patch(self, module, name, value):
         if module is None or not hasattr(module, name):
             return
-        self._saved.append((module, name, getattr(module, name)))
+        self._saved.append((module, name, getattr(module, name), value))
         setattr(module, name, value)
 
     def install(self):
@@ -342,12 +342,16 @@ class FileSystemTracer:
         _active.append(self)
         return self
 
-    def uninstall(self):
+    def uninstall(self) -> list[str]:
+        """Put the real functions back; returns the patched names that someone else rebound."""
         if self in _active:
             _active.remove(self)
+        rebound = []
         while self._saved:
-            module, name, value = self._saved.pop()
-            setattr(module, name, value)
+            module, name, original, ours = self._saved.pop()
+            if getattr(module, name, None) is not ours:
+                rebound.append(f"{module.__name__}.{name}")
+            setattr(module, name, original)
         # Whatever the student left open is closed without flushing: the run is over.
         for f in list(self.open_files):
             f._lose_buffer()
@@ -359,6 +363,7 @@ class FileSystemTracer:
                 pass
         self.handles.clear()
         self.open_files.clear()
+        return rebound
 
     def __enter__(self):
         return self.install()
@@ -406,7 +411,7 @@ sys.addaudithook(_audit)
 class TracedFile:
     """A writable file object whose bytes reach the OS only when Python would push them."""
 
-    def __init__(self, tracer, fd, path, mode, binary, encoding, errors, newline, closefd, buffered, name):
+    def __init__(self, tracer, fd, path, mode, binary, encoding, errors, newline, closefd, buffering, name):
         self._tracer = tracer
         self._fd = fd
         self.path = path
@@ -419,7 +424,8 @@ class TracedFile:
         self.errors = None if binary else (errors or "strict")
         self._newline = newline
         self._closefd = closefd
-        self._buffered = buffered
+        self._buffered = buffering != 0
+        self._line_buffered = buffering == 1 and not binary  # text mode pushes at each newline
         self._buffer = bytearray()
         self.closed = False
         tracer.open_files.add(self)
@@ -460,7 +466,7 @@ class TracedFile:
             tracer.step("open", path)
             fd = tracer._sys("os_open", file, flags, 0o666)
             tracer.handles[fd] = _Handle(path)
-        return cls(tracer, fd, path, mode, binary, encoding, errors, newline, closefd, buffering != 0, name)
+        return cls(tracer, fd, path, mode, binary, encoding, errors, newline, closefd, buffering, name)
 
     # --- writing ----------------------------------------------------------------------
 
@@ -481,7 +487,7 @@ class TracedFile:
             text = data if self._newline in (None, "", "\n") else data.replace("\n", self._newline)
             raw = text.encode(self.encoding, self.errors)
         self._buffer += raw
-        if not self._buffered or len(self._buffer) >= BUFFER_SIZE:
+        if not self._buffered or len(self._buffer) >= BUFFER_SIZE or (self._line_buffered and "\n" in data):
             self._push()
         return len(data)
 

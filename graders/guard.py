@@ -29,7 +29,10 @@ WATCHED_MODULES = (
     "sys", "copy", "tempfile", "shutil", "pathlib", "posixpath", "traceback", "types", "tomllib",
 )
 # Attributes that change on their own while code runs.
-_VOLATILE = {"_", "__warningregistry__", "last_type", "last_value", "last_traceback", "last_exc", "stdout", "stderr", "stdin"}
+_VOLATILE = {
+    "_", "__warningregistry__", "last_type", "last_value", "last_traceback", "last_exc",
+    "stdout", "stderr", "stdin", "tempdir", "_name_sequence",
+}
 
 
 class CodeError(Exception):
@@ -123,9 +126,8 @@ def _watched_namespaces():
 
 
 def snapshot() -> dict:
-    snap = {}
-    for ns_name, namespace in _watched_namespaces():
-        snap[ns_name] = (namespace, {k: v for k, v in namespace.items() if k not in _VOLATILE})
+    """The watched namespaces as they are now; taken while nothing of ours is patched."""
+    snap = {ns_name: (namespace, dict(namespace)) for ns_name, namespace in _watched_namespaces()}
     snap["<sys.modules>"] = (None, {k: sys.modules.get(k) for k in WATCHED_MODULES})
     return snap
 
@@ -134,13 +136,16 @@ def changes_since(snap: dict) -> list[str]:
     changed = []
     for ns_name, (namespace, before) in snap.items():
         if namespace is None:
-            now = {k: sys.modules.get(k) for k in before}
-        else:
-            now = {k: v for k, v in namespace.items() if k not in _VOLATILE}
-        for key in set(before) | set(now):
-            if before.get(key, _MISSING) is not now.get(key, _MISSING):
-                changed.append(f"{ns_name}.{key}" if ns_name != "<sys.modules>" else f"sys.modules[{key!r}]")
-    return sorted(changed)
+            changed += [f"sys.modules[{k!r}]" for k, v in before.items() if sys.modules.get(k) is not v]
+            continue
+        differs = len(namespace) != len(before)
+        for key, value in before.items():
+            if key not in _VOLATILE and namespace.get(key, _MISSING) is not value:
+                changed.append(f"{ns_name}.{key}")
+                differs = True
+        if differs:
+            changed += [f"{ns_name}.{k}" for k in namespace.keys() - before.keys() if k not in _VOLATILE]
+    return sorted(set(changed))
 
 
 def restore(snap: dict):
@@ -186,7 +191,9 @@ _MISSING = object()
 class Sandbox:
     """One run of student code: a fresh folder, a tracer, captured output, no way out."""
 
-    def __init__(self, code, filename: str, tracer_factory, output: BoundedOutput):
+    def __init__(self, code, filename: str, tracer_factory, output: BoundedOutput, baseline: dict | None = None):
+        # The pristine state of the watched modules; every call is compared with it afterwards.
+        self.baseline = baseline if baseline is not None else snapshot()
         self.code = code
         self.filename = filename
         self.output = output
@@ -212,12 +219,11 @@ class Sandbox:
         sys.stdin = io.StringIO("")
         tempfile.tempdir = self.systemp
         sys.dont_write_bytecode = True
-        os.abort = _refuse("os.abort()")
-        os.kill = _refuse("os.kill()")
+        guards = {"abort": _refuse("os.abort()"), "kill": _refuse("os.kill()")}
+        os.abort, os.kill = guards["abort"], guards["kill"]
         saved_names = tempfile._name_sequence
         tempfile._name_sequence = _seeded_names()
         self.tracer.install()
-        snap = snapshot()
         try:
             value = fn(*args, **kwargs)
             outcome = Outcome("ok", value)
@@ -238,9 +244,8 @@ class Sandbox:
         except BaseException as exc:  # noqa: BLE001 - any student fault becomes a verdict
             outcome = Outcome("exception", exc, describe_exception(exc, self.filename))
         finally:
-            tampered = changes_since(snap)
-            restore(snap)
-            self.tracer.uninstall()
+            rebound = self.tracer.uninstall()
+            rebound += [f"os.{name}" for name, guard in guards.items() if getattr(os, name) is not guard]
             tempfile._name_sequence = saved_names
             os.abort, os.kill = saved_abort, saved_kill
             sys.stdout, sys.stderr, sys.stdin = saved_streams
@@ -248,6 +253,10 @@ class Sandbox:
             sys.dont_write_bytecode = saved_bytecode
             sys.setrecursionlimit(saved_recursion)
             os.chdir(saved_cwd)
+            # Everything of ours is undone now: any other difference is the student's doing.
+            tampered = sorted(set(rebound + changes_since(self.baseline)))
+            if tampered:
+                restore(self.baseline)
         if tampered:
             self.tampered.extend(tampered)
             return Outcome("tampered", message="o código altera objetos do Python ou do corretor: " + ", ".join(tampered[:4]), tampered=tampered)

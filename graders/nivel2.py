@@ -9,6 +9,7 @@ resumed process would read it.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import os
 from dataclasses import dataclass, field
@@ -16,13 +17,17 @@ from dataclasses import dataclass, field
 from . import protocol
 from .crashfs import CrashPlan, FileSystemTracer, Op, Trace
 from .fake_agent import RESPONSES, TASK, TOOL_RESULTS, TOOL_USES, TOOLS, FakeAgentWorld
-from .guard import SYSTEM_TMP, BoundedOutput, CodeError, Outcome, Sandbox, compile_student
+from .guard import SYSTEM_TMP, BoundedOutput, CodeError, Outcome, Sandbox, compile_student, snapshot
 from .verdict import CriterionResult
 
 CHECKPOINT_NAME = "checkpoint.json"
-MAX_CRASH_RUNS = 400
+MAX_CRASH_RUNS = 200
 CODE_CRITERIA = ("escrita-atomica", "ponto-a", "seis-campos", "executavel")
 ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª"}
+
+
+class _Tampered(Exception):
+    """A crash run rebound something it must not: no verdict on the disk can be trusted."""
 
 
 @dataclass
@@ -48,11 +53,19 @@ def _checkpoint_files(workdir: str) -> dict[str, bytes]:
     return found
 
 
-def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None = None) -> Run:
+def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None = None, baseline=None) -> Run:
     # Index 0 is unused so that snapshots[i] is the disk just before operation i.
     snapshots: list[dict[str, bytes]] = [{}]
-    box = Sandbox(code, filename, lambda workdir: FileSystemTracer(workdir, plan), output)
-    box.tracer.on_op = lambda op: snapshots.append(_checkpoint_files(box.workdir))
+    box = Sandbox(code, filename, lambda workdir: FileSystemTracer(workdir, plan), output, baseline)
+    touched = [True]  # did the previous operation touch a checkpoint.json?
+
+    def before_op(op: Op):
+        # The folder is read again only after a step that can change a checkpoint.json;
+        # writes to a temporary file leave it as it was.
+        snapshots.append(_checkpoint_files(box.workdir) if touched[0] else snapshots[-1])
+        touched[0] = op.kind == "rmdir" or CHECKPOINT_NAME in (_name(op.path), _name(op.target))
+
+    box.tracer.on_op = before_op
     world = FakeAgentWorld(box.tracer)
     try:
         load = box.load()
@@ -81,6 +94,15 @@ def parse(content: bytes | None):
 
 def canonical(value) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def complete_key(content: bytes | None) -> str | None:
+    """The canonical form of a complete checkpoint, None when it would not load (cached: runs repeat)."""
+    try:
+        return canonical(parse(content))
+    except ValueError:
+        return None
 
 
 def disk_view(crash: str, path: str, content: bytes | None) -> dict:
@@ -152,8 +174,8 @@ class Nivel2Grader:
         except CodeError as exc:
             return {c: CriterionResult(c, False, str(exc)) for c in CODE_CRITERIA}
         self.code = code
-        ref = run_once(code, self.filename, self.output)
-        self.ref = ref
+        self.baseline = snapshot()
+        ref = run_once(code, self.filename, self.output, baseline=self.baseline)
         results = {"executavel": self.check_runs(ref)}
         blocker = self._blocker(ref)
         if blocker:
@@ -162,15 +184,16 @@ class Nivel2Grader:
             return {c: results[c] for c in CODE_CRITERIA}
         self.path = self._checkpoint_path(ref)
         self.total = len(ref.trace.ops)
-        crashes = self._crash_runs(ref)
-        tampered = next((r for _, r in crashes if "tampered" in (r.outcome.kind, r.load.kind)), None)
-        if tampered is not None:
-            message = f"Não dá para avaliar: {tampered.outcome.message or tampered.load.message}."
+        plans = self._plans(ref)
+        tool_plans = [p for p in plans if ref.trace.ops[p.op_index - 1].kind == "tool"]
+        try:
+            tool_runs = dict(self._crash_runs(tool_plans))
+            results["ponto-a"] = self.check_point_a(ref, tool_runs)
+            results["escrita-atomica"] = self.check_atomic(ref, self._crash_runs(p for p in plans if p not in tool_runs))
+        except _Tampered as exc:
             for c in ("escrita-atomica", "ponto-a", "seis-campos"):
-                results[c] = CriterionResult(c, False, message)
+                results[c] = CriterionResult(c, False, f"Não dá para avaliar: {exc}.")
             return {c: results[c] for c in CODE_CRITERIA}
-        results["escrita-atomica"] = self.check_atomic(ref, crashes)
-        results["ponto-a"] = self.check_point_a(ref, crashes)
         results["seis-campos"] = self.check_fields(ref)
         return {c: results[c] for c in CODE_CRITERIA}
 
@@ -205,19 +228,22 @@ class Nivel2Grader:
                 for offset in sorted({1, op.size // 2, op.size - 1}):
                     plans.append(CrashPlan(op.index, offset))
         if len(plans) > MAX_CRASH_RUNS:
+            # Many tiny writes: keep every crash around a rename or a tool, spread the rest evenly.
             kept = [p for p in plans if ref.trace.ops[p.op_index - 1].kind in ("tool", "replace", "rename")]
             others = [p for p in plans if p not in kept]
-            step = len(others) / (MAX_CRASH_RUNS - len(kept))
-            plans = sorted(kept + [others[int(i * step)] for i in range(MAX_CRASH_RUNS - len(kept))],
+            room = max(MAX_CRASH_RUNS - len(kept), 0)
+            step = len(others) / room if room else 0
+            plans = sorted(kept + [others[int(i * step)] for i in range(room)],
                            key=lambda p: (p.op_index, -1 if p.torn_at is None else p.torn_at))
         return plans
 
-    def _crash_runs(self, ref: Run) -> list[tuple[CrashPlan, Run]]:
-        runs = []
-        for plan in self._plans(ref):
-            run = run_once(self.code, self.filename, BoundedOutput(0), plan)
-            runs.append((plan, run))
-        return runs
+    def _crash_runs(self, plans):
+        """(plan, run) pairs, run lazily: the checks stop at the first telling failure."""
+        for plan in plans:
+            run = run_once(self.code, self.filename, BoundedOutput(0), plan, self.baseline)
+            if "tampered" in (run.outcome.kind, run.load.kind):
+                raise _Tampered(run.outcome.message or run.load.message)
+            yield plan, run
 
     # --- executavel -------------------------------------------------------------------------
 
@@ -287,16 +313,11 @@ class Nivel2Grader:
 
     # --- escrita-atomica ------------------------------------------------------------------
 
-    def _complete_before(self, run: Run, op_index: int) -> dict[str, object]:
-        """Canonical JSON -> parsed value, for every complete checkpoint on disk before op_index."""
-        seen = {}
-        for snap in run.snapshots[1: op_index + 1]:
-            try:
-                value = parse(snap.get(self.path))
-            except ValueError:
-                continue
-            seen[canonical(value)] = value
-        return seen
+    def _complete_before(self, run: Run, op_index: int) -> set[str]:
+        """The canonical JSON of every complete checkpoint on disk before op_index."""
+        keys = {complete_key(snap.get(self.path)) for snap in run.snapshots[1: op_index + 1]}
+        keys.discard(None)
+        return keys
 
     def check_atomic(self, ref: Run, crashes) -> CriterionResult:
         cid = "escrita-atomica"
@@ -326,17 +347,17 @@ class Nivel2Grader:
                         "Dica: sem os.fsync no temporário antes do os.replace, a troca já protege contra o processo morto; "
                         "contra falta de energia, chame f.flush() e os.fsync(f.fileno()) antes de fechar."
                     )
-        failures = []  # (an earlier version existed, result)
+        first = None
         for plan, run in crashes:
-            op = ref.trace.ops[plan.op_index - 1]
-            if op.kind == "tool":
+            failure = self._crash_failure(ref, plan, ref.trace.ops[plan.op_index - 1], run)
+            if failure is None:
                 continue
-            failure = self._crash_failure(ref, plan, op, run)
-            if failure is not None:
-                failures.append(failure)
-        if failures:
-            # The most telling case: a complete checkpoint existed and the crash destroyed it.
-            return next((f for had_one, f in failures if had_one), failures[0][1])
+            had_one, result = failure
+            if had_one:
+                return result  # the most telling case: a complete checkpoint existed and was destroyed
+            first = first or result
+        if first is not None:
+            return first
         if checkpoint_abs is None:
             hint = ""
         return CriterionResult(cid, True, hint=hint)
@@ -384,13 +405,12 @@ class Nivel2Grader:
 
     # --- ponto-a ----------------------------------------------------------------------------
 
-    def check_point_a(self, ref: Run, crashes) -> CriterionResult:
+    def check_point_a(self, ref: Run, by_plan: dict) -> CriterionResult:
         cid = "ponto-a"
         tool_ops = [op for op in ref.trace.ops if op.kind == "tool"]
         turn_of = {u["name"]: k for k, u in enumerate(TOOL_USES, start=1)}
         if sorted({op.path for op in tool_ops}) != sorted(turn_of):
             return CriterionResult(cid, False, "Não dá para verificar o ponto A: run_agent não executou as duas ferramentas do roteiro.")
-        by_plan = {plan: run for plan, run in crashes}
         for op in tool_ops:
             k = turn_of[op.path]
             block = TOOL_USES[k - 1]

@@ -117,7 +117,7 @@ def test_site_works_under_a_sub_path(session, subpath_site_url):
     page.goto(subpath_site_url + "licao-2/")
     page.wait_for_load_state("networkidle")
     assert "Checkpoints" in page.locator("h1").inner_text()
-    page.get_by_role("link", name="Início").first.click()
+    page.get_by_role("link", name="Início", exact=True).first.click()
     page.wait_for_load_state("networkidle")
     assert page.url.rstrip("/") == subpath_site_url.rstrip("/")
     assert all("/cursos/checkpoints/" in u for u in rec.requests if u.startswith(origin_of(subpath_site_url)))

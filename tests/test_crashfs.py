@@ -117,3 +117,13 @@ def test_exceptions_point_into_the_student_file():
         namespace["f"]()
     except KeyError as exc:
         assert describe_exception(exc, "s.py") == "KeyError: 'x' (linha 2, em f: `return {}['x']`)"
+
+
+def test_line_buffered_text_reaches_the_os_at_each_newline(tmp_path):
+    def fn():
+        with open("l.txt", "w", buffering=1) as f:
+            f.write("um\n")
+            f.write("dois")
+            f.write("\n")
+    trace = run_traced(tmp_path, fn)
+    assert [op.kind for op in trace.ops] == ["open", "write", "write", "close"]
