@@ -370,3 +370,16 @@ def test_parar_interrupts_in_place_when_cross_origin_isolated(browser, isolated_
     assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests) == 1
     assert recorder.console_errors == [] and recorder.foreign(isolated_site_url) == []
     context.close()
+
+
+def test_just_visiting_the_lesson_records_no_progress(browser, site_url):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    widget(page, "nivel-2").locator(".cm-content").wait_for()
+    page.goto(site_url)  # a real unload: pagehide saves only what changed
+    states_on_home = {li.get_attribute("data-exercise"): li.get_attribute("data-state")
+                      for li in page.locator(".course-progress li").all()}
+    assert set(states_on_home.values()) == {"nao-iniciado"}
+    assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('licao-2/'))") == []
+    context.close()

@@ -55,6 +55,7 @@ export class ExerciseWidget {
     this.mountToolbar();
     this.mountResults();
     if (record?.lastVerdict) this.renderVerdict(record.lastVerdict, { restored: true });
+    this.lastSaved = JSON.stringify(this.fields()); // visiting alone writes nothing
     this.unsubscribe = this.runtime.onState((state, detail) => this.onRuntimeState(state, detail));
     this.section.dataset.mounted = "true";
     mounted.add(this);
@@ -128,7 +129,8 @@ export class ExerciseWidget {
     const bar = el("div", { class: "exercise-toolbar", role: "group", "aria-label": `Ações do exercício ${this.data.title}` },
       ...Object.values(this.buttons), this.status);
     const anchor = this.section.querySelector(".exercise-criteria__title");
-    anchor.before(bar);
+    this.output = el("div", { class: "exercise-output", hidden: true });
+    anchor.before(bar, this.output);
   }
 
   setBusy(busy, text = "") {
@@ -154,10 +156,9 @@ export class ExerciseWidget {
       el("summary", {}, "O que ficou em disco na queda simulada"),
       el("p", { class: "exercise-disk__crash" }),
       el("pre", { class: "exercise-disk__content", tabindex: "0" }));
-    this.output = el("div", { class: "exercise-output", hidden: true });
     this.solution = el("div", { class: "exercise-solution", hidden: true },
       el("button", { type: "button", class: "md-button", onclick: () => this.revealSolution() }, "Ver a solução de referência"));
-    list.after(this.summary, this.disk, this.output, this.solution);
+    list.after(this.summary, this.disk, this.solution);
   }
 
   setCriterion(li, state, message = "", hint = "") {
@@ -306,12 +307,19 @@ export class ExerciseWidget {
     this.saveTimer = setTimeout(() => this.saveNow(), SAVE_DELAY_MS);
   }
 
+  fields() {
+    const fields = { answers: this.answers() };
+    if (this.editor) fields.code = this.code();
+    return fields;
+  }
+
   saveNow() {
     clearTimeout(this.saveTimer);
     // Also after instant navigation detached the section: its inputs still hold the answers.
-    const fields = { answers: this.answers() };
-    if (this.editor) fields.code = this.code();
-    storage.save(this.id, fields);
+    const fields = this.fields();
+    const text = JSON.stringify(fields);
+    if (text === this.lastSaved) return;
+    if (storage.save(this.id, fields)) this.lastSaved = text;
   }
 }
 
