@@ -28,6 +28,9 @@ WATCHED_MODULES = (
     "builtins", "os", "posix", "io", "_io", "json", "json.decoder", "json.encoder", "json.scanner",
     "sys", "copy", "tempfile", "shutil", "pathlib", "posixpath", "traceback", "types", "tomllib",
 )
+# Bridges out of the sandbox: in Pyodide, `js` reaches the worker's own messaging.
+# They cannot be imported while student code runs.
+BLOCKED_MODULES = ("js", "pyodide", "pyodide.ffi", "pyodide.code", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes")
 # Attributes that change on their own while code runs.
 _VOLATILE = {
     "_", "__warningregistry__", "last_type", "last_value", "last_traceback", "last_exc",
@@ -223,6 +226,8 @@ class Sandbox:
         os.abort, os.kill = guards["abort"], guards["kill"]
         saved_names = tempfile._name_sequence
         tempfile._name_sequence = _seeded_names()
+        blocked = {name: sys.modules.get(name, _MISSING) for name in BLOCKED_MODULES}
+        sys.modules.update(dict.fromkeys(BLOCKED_MODULES))  # None: `import js` raises ImportError
         self.tracer.install()
         try:
             value = fn(*args, **kwargs)
@@ -247,6 +252,11 @@ class Sandbox:
             rebound = self.tracer.uninstall()
             rebound += [f"os.{name}" for name, guard in guards.items() if getattr(os, name) is not guard]
             tempfile._name_sequence = saved_names
+            for name, module in blocked.items():
+                if module is _MISSING:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
             os.abort, os.kill = saved_abort, saved_kill
             sys.stdout, sys.stderr, sys.stdin = saved_streams
             tempfile.tempdir = saved_tempdir

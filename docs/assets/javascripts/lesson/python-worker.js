@@ -5,6 +5,8 @@
 import { loadPyodide } from "../../../pyodide/pyodide.mjs";
 
 const LESSON_DIR = "/home/pyodide/lesson";
+// Captured before any Python runs: the graders also keep student code away from `js`.
+const post = self.postMessage.bind(self);
 let handle = null;
 
 async function init({ bundleUrl, interruptBuffer }) {
@@ -23,19 +25,19 @@ async function init({ bundleUrl, interruptBuffer }) {
   handle = pyodide.pyimport("graders.web").handle;
 }
 
-self.onmessage = async ({ data }) => {
+self.addEventListener("message", async ({ data }) => {
   const { id, type } = data;
   try {
     if (type === "init") {
       await init(data);
-      self.postMessage({ id, ok: true });
+      post({ id, ok: true });
     } else if (type === "call") {
-      self.postMessage({ id, ok: true, result: handle(data.request) });
+      post({ id, ok: true, result: handle(data.request) });
     } else {
       throw new Error(`mensagem desconhecida: ${type}`);
     }
   } catch (error) {
     const text = String((error && error.message) || error);
-    self.postMessage({ id, ok: false, interrupted: text.includes("KeyboardInterrupt"), error: text });
+    post({ id, ok: false, interrupted: text.includes("KeyboardInterrupt"), error: text });
   }
-};
+});

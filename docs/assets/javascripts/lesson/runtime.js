@@ -19,7 +19,6 @@ export class PythonRuntime {
     this.state = "idle"; // idle | loading | ready | busy | failed
     this.worker = null;
     this.ready = null;
-    this.nextId = 1;
     this.pending = new Map();
     this.queue = Promise.resolve();
     this.interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
@@ -44,7 +43,9 @@ export class PythonRuntime {
     this.worker.onmessage = ({ data }) => this.settle(data);
     this.worker.onerror = (event) => {
       event.preventDefault();
-      this.failAll(new RuntimeError("failed", event.message || "o Python parou de responder"));
+      const error = new RuntimeError("failed", event.message || "o Python parou de responder");
+      if (this.state === "loading") this.failAll(error); // start() reports it; no restart loop
+      else this.restart(error);
     };
     this.ready = this.post({ type: "init", bundleUrl: BUNDLE_URL.href, interruptBuffer: this.interrupt?.buffer })
       .then(() => this.setState("ready"))
@@ -59,7 +60,7 @@ export class PythonRuntime {
   }
 
   post(message) {
-    const id = this.nextId++;
+    const id = randomId();
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ id, ...message });
@@ -95,6 +96,10 @@ export class PythonRuntime {
       try {
         const reply = await Promise.race([this.post({ type: "call", request: JSON.stringify(request) }), limit]);
         return JSON.parse(reply);
+      } catch (error) {
+        // A Python that failed on its own (not stopped, not timed out) may be broken: start afresh.
+        if (error.kind === "failed" && this.worker) this.restart(error);
+        throw error;
       } finally {
         clearTimeout(timer);
         if (this.state === "busy") this.setState("ready");
@@ -123,6 +128,12 @@ export class PythonRuntime {
     this.setState("idle");
     this.start().catch(() => {});
   }
+}
+
+/** Message ids nobody can guess (works outside secure contexts too, unlike randomUUID). */
+function randomId() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 let shared = null;
