@@ -22,7 +22,7 @@ from pathlib import Path
 
 from . import exercises
 from .submission import SubmissionError, read
-from .verdict import Verdict, failed_all
+from .verdict import failed_all
 
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
@@ -196,5 +196,3 @@ def main(argv=None) -> int:
         return EXIT_INPUT
     return EXIT_OK if all(r["passed"] for r in results) else EXIT_FAILED
 
-
-__all__ = ["main", "grade_file", "Verdict"]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import copy
 
-from .crashfs import SimulatedCrash
 
 TASK = (
     "Classificar os tickets de suporte do último trimestre por tipo de problema "
@@ -108,5 +107,3 @@ class FakeAgentWorld:
             raise KeyError(f"ferramenta desconhecida: {name!r}")
         return TOOL_RESULTS[name]
 
-
-__all__ = ["TASK", "TOOLS", "TOOL_USES", "TOOL_RESULTS", "RESPONSES", "FakeAgentWorld", "SimulatedCrash"]

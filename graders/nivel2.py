@@ -322,10 +322,8 @@ class Nivel2Grader:
     def check_atomic(self, ref: Run, crashes) -> CriterionResult:
         cid = "escrita-atomica"
         hint = ""
-        checkpoint_abs = None
         for record in ref.trace.renames:
             if record.op.target.endswith(os.sep + self.path) or _name(record.op.target) == CHECKPOINT_NAME:
-                checkpoint_abs = record.op.target
                 src_dir, dst_dir = os.path.dirname(record.op.path), os.path.dirname(record.op.target)
                 if src_dir != dst_dir:
                     return CriterionResult(
@@ -358,8 +356,6 @@ class Nivel2Grader:
             first = first or result
         if first is not None:
             return first
-        if checkpoint_abs is None:
-            hint = ""
         return CriterionResult(cid, True, hint=hint)
 
     def _crash_failure(self, ref: Run, plan: CrashPlan, op: Op, run: Run):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 
 @dataclass
@@ -42,18 +42,8 @@ class Verdict:
             result["output"] = self.output
         return result
 
-    @classmethod
-    def from_dict(cls, data: dict) -> "Verdict":
-        criteria = [
-            CriterionResult(c["id"], bool(c["passed"]), c.get("message", ""), c.get("hint", ""), c.get("disk"))
-            for c in data["criteria"]
-        ]
-        return cls(data["exercise"], criteria, data.get("output", ""), data.get("file", ""))
-
 
 def failed_all(exercise: str, ids: list[str], message: str) -> Verdict:
     """Every criterion failed for the same reason (syntax error, sys.exit, time limit...)."""
     return Verdict(exercise, [CriterionResult(i, False, message) for i in ids])
 
-
-__all__ = ["CriterionResult", "Verdict", "failed_all", "asdict"]
