@@ -28,9 +28,25 @@ PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
 
 
+class _Formatter(argparse.HelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, prefix="uso: " if prefix is None else prefix)
+
+
 class _Parser(argparse.ArgumentParser):
+    """argparse with its headings in Portuguese and exit code 2 for usage errors."""
+
+    def __init__(self, **kwargs):
+        super().__init__(formatter_class=_Formatter, add_help=False, **kwargs)
+        self._positionals.title = "argumentos"
+        self._optionals.title = "opções"
+        self.add_argument("-h", "--help", action="help", help="mostra esta ajuda e sai")
+
     def error(self, message):
         self.print_usage(sys.stderr)
+        message = message.replace("the following arguments are required", "faltam os argumentos")
+        message = message.replace("argument ", "argumento ").replace("invalid choice", "opção inválida")
+        message = message.replace("choose from", "escolha entre")
         self.exit(EXIT_INPUT, f"erro: {message}\n")
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -131,13 +130,16 @@ def test_infinite_loop_is_stopped_and_the_page_recovers(lesson):
     loop = "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n"
     set_code(page, "nivel-2", loop)
     section = widget(page, "nivel-2")
+    section.locator(".exercise-summary").evaluate("el => el.textContent = ''")
     section.get_by_role("button", name="Verificar").click()
-    page.wait_for_timeout(1500)
-    # The main thread is free while Python loops in the worker.
-    start = time.monotonic()
-    assert page.evaluate("1 + 1") == 2
-    assert time.monotonic() - start < 1.0
+    section.get_by_role("button", name="Parar").wait_for(state="visible")
     assert section.get_by_role("button", name="Parar").is_visible()
+    # The page keeps working while Python loops in the worker: the editor takes keystrokes.
+    section.locator(".cm-content").click()
+    page.keyboard.press("Control+End")
+    page.keyboard.insert_text("\n# ainda respondendo")
+    assert "# ainda respondendo" in editor_text(page, "nivel-2")
+    assert section.locator(".exercise-summary").inner_text() == ""  # still running
     page.wait_for_function(
         "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.includes('laço infinito')",
         timeout=VERDICT_TIMEOUT_MS,
@@ -158,7 +160,7 @@ def test_parar_stops_a_running_check(lesson):
     stop.click()
     page.wait_for_function(
         "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.includes('interrompida')",
-        timeout=5000,
+        timeout=9000,  # well under the 10 s limit, whose message says "laço infinito" instead
     )
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
@@ -362,7 +364,7 @@ def test_parar_interrupts_in_place_when_cross_origin_isolated(browser, isolated_
     section.get_by_role("button", name="Parar").click()
     page.wait_for_function(
         "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.includes('interrompida')",
-        timeout=3000,
+        timeout=9000,  # under the 10 s limit; the request count below shows no restart
     )
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
