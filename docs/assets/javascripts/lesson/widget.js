@@ -20,6 +20,13 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** Grader messages mark code with `backticks`: show those parts as <code>, the rest as text. */
+function richText(text) {
+  const fragment = document.createDocumentFragment();
+  text.split("`").forEach((part, i) => fragment.append(i % 2 ? el("code", {}, part) : part));
+  return fragment;
+}
+
 function isDark() {
   return document.body.getAttribute("data-md-color-scheme") === "slate";
 }
@@ -166,7 +173,7 @@ export class ExerciseWidget {
     li.querySelector(".exercise-criterion__state").textContent = STATE_TEXT[state];
     li.querySelectorAll(".exercise-criterion__message").forEach((m) => m.remove());
     const text = state === "falhou" ? message : hint;
-    if (text) li.append(el("p", { class: "exercise-criterion__message" }, text));
+    if (text) li.append(el("p", { class: "exercise-criterion__message" }, richText(text)));
   }
 
   renderVerdict(verdict, { restored = false } = {}) {
@@ -198,7 +205,7 @@ export class ExerciseWidget {
   }
 
   showError(text) {
-    this.summary.textContent = text;
+    this.summary.replaceChildren(richText(text));
     this.summary.dataset.state = "falhou";
   }
 
