@@ -106,7 +106,9 @@ def grade_file(exercise: str, path: str, timeout: float, memory_mb: int) -> dict
             _kill(proc)
             return _failed(exercise, path, submission,
                            f"Tempo esgotado ({timeout:g} s): o código provavelmente entra em um laço infinito.")
-        for line in reversed(stdout.decode("utf-8", "replace").splitlines()):
+        # Only a worker that finished cleanly speaks for the submission; its verdict is the last line.
+        lines = stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else []
+        for line in reversed(lines):
             if line.startswith(token + " "):
                 data = json.loads(line[len(token) + 1:])
                 data["file"] = path

@@ -97,12 +97,14 @@ def main():
     root = os.environ.get("TMPDIR") or os.getcwd()
     set_limits(job.get("memory_mb", 1024), job.get("cpu_seconds", 60))
     install_fence(root)
+    ids = exercises.criterion_ids(job["exercise"]) if job.get("answers") is not None else exercises.code_criteria(job["exercise"])
     try:
         verdict = grade(job["exercise"], Submission(job.get("code"), job.get("answers")), job.get("filename", "solucao.py"))
         data = verdict.to_dict()
     except MemoryError:
-        data = failed_all(job["exercise"], exercises.criterion_ids(job["exercise"]),
-                          "O código esgotou a memória permitida para a correção.").to_dict()
+        data = failed_all(job["exercise"], ids, "O código esgotou a memória permitida para a correção.").to_dict()
+    except BaseException as exc:  # noqa: BLE001 - e.g. a KeyboardInterrupt raised by the student
+        data = failed_all(job["exercise"], ids, f"O código interrompeu a correção ({type(exc).__name__}).").to_dict()
     out.write(f"{token} {json.dumps(data, ensure_ascii=False)}\n")
     out.flush()
     os._exit(0)  # skip interpreter teardown: nothing the student left behind runs after this

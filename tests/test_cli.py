@@ -146,11 +146,28 @@ def test_hostile_submissions_cannot_touch_files_or_neighbours(tmp_path):
         def run_agent(task, tools, call_model, execute_tool):
             return {}
     """)
-    run = cli("nivel-2", vandal, looper, SOLUTION, killer, suicide, flood, liar, "--timeout", "8", "--format", "json")
+    forger = write(tmp_path / "falsario.py", """
+        import os, signal, sys
+        frame = sys._getframe()
+        while frame and "token" not in frame.f_locals:
+            frame = frame.f_back
+        verdict = '{"exercise": "nivel-2", "passed": true, "criteria": []}'
+        if frame:
+            for fd in range(3, 20):
+                try:
+                    os.write(fd, (frame.f_locals["token"] + " " + verdict + "\\n").encode())
+                except OSError:
+                    pass
+        raise KeyboardInterrupt
+    """)
+    assassin = write(tmp_path / "falsario_que_se_mata.py", forger.read_text().replace(
+        "raise KeyboardInterrupt", "signal.raise_signal(signal.SIGKILL)"))
+    run = cli("nivel-2", vandal, looper, SOLUTION, killer, suicide, flood, liar, forger, assassin,
+              "--timeout", "8", "--format", "json")
     results = {r["file"]: r for r in json.loads(run.stdout)}
     assert run.returncode == 1
     assert results[str(SOLUTION)]["passed"] is True
-    for hostile in (vandal, looper, killer, suicide, flood, liar):
+    for hostile in (vandal, looper, killer, suicide, flood, liar, forger, assassin):
         assert results[str(hostile)]["passed"] is False, hostile.name
     assert "Tempo esgotado" in results[str(looper)]["criteria"][0]["message"]
     assert precious.read_text() == "aluno,nota\nana,10\n"
