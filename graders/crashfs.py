@@ -16,11 +16,12 @@ import locale
 import os
 import posixpath
 import sys
+import types
 import weakref
 from dataclasses import dataclass, field
 
-# Captured at import, before any student code runs.
-_real = {
+# Captured at import, before any student code runs; read-only from then on.
+_real = types.MappingProxyType({
     "io_open": io.open,
     "os_open": os.open,
     "os_write": os.write,
@@ -40,7 +41,7 @@ _real = {
     "os_fspath": os.fspath,
     "os_getcwd": os.getcwd,
     "os_pwrite": getattr(os, "pwrite", None),
-}
+})
 _posix = sys.modules.get("posix") or sys.modules.get("nt")
 
 WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -114,6 +115,9 @@ class FileSystemTracer:
         self._in_real = 0
         # File-system changes that did not go through the traced functions (audit hook).
         self.bypasses: list[str] = []
+        # Attempts of the student's code to reach frames or the object graph (audit hook).
+        self.student_file = ""
+        self.introspection: list[str] = []
 
     # --- bookkeeping -------------------------------------------------------------------
 
@@ -342,6 +346,10 @@ class FileSystemTracer:
         _active.append(self)
         return self
 
+    def active(self) -> bool:
+        """Still the tracer the audit hook reports to (student code could have unhooked it)."""
+        return bool(_active) and _active[-1] is self
+
     def uninstall(self) -> list[str]:
         """Put the real functions back; returns the patched names that someone else rebound."""
         if self in _active:
@@ -393,8 +401,34 @@ def _is_write_open(args) -> bool:
     return isinstance(flags, int) and bool(flags & WRITE_FLAGS)
 
 
+# Ways to reach the grader's own frames and objects from student code.
+_INTROSPECTION_EVENTS = {"sys._getframe", "sys._current_frames", "gc.get_objects", "gc.get_referrers", "gc.get_referents"}
+_FRAME_ATTRIBUTES = {"tb_frame", "gi_frame", "cr_frame", "ag_frame"}
+_reentrant = [False]
+
+
+def _introspection(event, args) -> bool:
+    if event in _INTROSPECTION_EVENTS:
+        return True
+    return event == "object.__getattr__" and len(args) > 1 and args[1] in _FRAME_ATTRIBUTES
+
+
+def _requested_by(tracer) -> bool:
+    """Did the student's own code (or inspect, on its behalf) ask? The standard library's
+    own uses (namedtuple, enum, printing a traceback) are left alone."""
+    if _reentrant[0]:
+        return False
+    _reentrant[0] = True
+    try:
+        frame = sys._getframe(2)  # 0: this function, 1: the hook, 2: who triggered the event
+        filename = frame.f_code.co_filename if frame is not None else ""
+        return filename == tracer.student_file or filename.endswith(("/inspect.py", "\\inspect.py"))
+    finally:
+        _reentrant[0] = False
+
+
 def _audit(event, args):
-    if not _active:
+    if not _active or _reentrant[0]:
         return
     tracer = _active[-1]
     if tracer._in_real:
@@ -403,6 +437,10 @@ def _audit(event, args):
         if event == "mmap.__new__" and args and args[0] == -1:
             return  # anonymous memory, no file
         tracer.bypasses.append(f"{event}{tuple(args)!r}"[:200])
+    elif tracer.student_file and _introspection(event, args) and _requested_by(tracer):
+        name = f"{event} ({args[1]})" if event == "object.__getattr__" else event
+        tracer.introspection.append(name)
+        raise PermissionError(f"{name} não é permitido durante a correção")
 
 
 sys.addaudithook(_audit)

@@ -7,6 +7,7 @@ ferramentas duas vezes seguidas"). Responses are plain dicts shaped like the Mes
 from __future__ import annotations
 
 import copy
+import json
 
 
 TASK = (
@@ -14,7 +15,7 @@ TASK = (
     "e consolidá-los em uma única tabela"
 )
 
-TOOLS = [
+_TOOLS = [
     {
         "name": "buscar_tickets",
         "description": "Busca os tickets de suporte de um trimestre.",
@@ -27,7 +28,7 @@ TOOLS = [
     },
 ]
 
-TOOL_USES = [
+_TOOL_USES = [
     {"type": "tool_use", "id": "toolu_01A", "name": "buscar_tickets", "input": {"trimestre": "2026-T3"}},
     {
         "type": "tool_use",
@@ -37,20 +38,20 @@ TOOL_USES = [
     },
 ]
 
-TOOL_RESULTS = {
+_TOOL_RESULTS = {
     "buscar_tickets": "412 tickets encontrados: 180 de login, 131 de cobrança, 101 de lentidão.",
     "gravar_tabela": "Tabela gravada em tickets_por_tipo.csv (3 linhas).",
 }
 
-RESPONSES = [
+_RESPONSES = [
     {
         "stop_reason": "tool_use",
-        "content": [{"type": "text", "text": "Vou buscar os tickets do trimestre."}, TOOL_USES[0]],
+        "content": [{"type": "text", "text": "Vou buscar os tickets do trimestre."}, _TOOL_USES[0]],
         "usage": {"input_tokens": 310, "output_tokens": 57},
     },
     {
         "stop_reason": "tool_use",
-        "content": [{"type": "text", "text": "Agora gravo a tabela consolidada."}, TOOL_USES[1]],
+        "content": [{"type": "text", "text": "Agora gravo a tabela consolidada."}, _TOOL_USES[1]],
         "usage": {"input_tokens": 402, "output_tokens": 64},
     },
     {
@@ -60,7 +61,18 @@ RESPONSES = [
     },
 ]
 
+# Kept as text, which nothing can edit in place: every user of the script gets its own copy.
+_SCRIPT_JSON = json.dumps(
+    {"tools": _TOOLS, "tool_uses": _TOOL_USES, "tool_results": _TOOL_RESULTS, "responses": _RESPONSES}
+)
+del _TOOLS, _TOOL_USES, _TOOL_RESULTS, _RESPONSES
+
 MAX_MODEL_CALLS = 20
+
+
+def script() -> dict:
+    """A fresh copy of the conversation script: tools, tool_uses, tool_results, responses."""
+    return json.loads(_SCRIPT_JSON)
 
 
 class AgentLoopRunaway(BaseException):
@@ -72,6 +84,7 @@ class FakeAgentWorld:
 
     def __init__(self, tracer=None, on_model_call=None):
         self.tracer = tracer
+        self.script = script()
         self.on_model_call = on_model_call
         self.model_calls: list[dict] = []  # {"messages": deep copy, "tools": ...}
         self.tool_calls: list[tuple[str, object]] = []
@@ -90,8 +103,8 @@ class FakeAgentWorld:
         self.model_calls.append({"messages": copy.deepcopy(messages), "tools": tools})
         if self.on_model_call is not None:
             self.on_model_call(len(self.model_calls))
-        index = min(len(self.model_calls), len(RESPONSES)) - 1
-        response = copy.deepcopy(RESPONSES[index])
+        responses = self.script["responses"]
+        response = copy.deepcopy(responses[min(len(self.model_calls), len(responses)) - 1])
         self.tokens_emitted += response["usage"]["output_tokens"]
         return response
 
@@ -103,7 +116,7 @@ class FakeAgentWorld:
         if self.tracer is not None:
             # The tool runs between save points A and B: a crash can land inside it.
             self.tracer.step("tool", name, tool_call=len(self.tool_calls))
-        if name not in TOOL_RESULTS:
+        if name not in self.script["tool_results"]:
             raise KeyError(f"ferramenta desconhecida: {name!r}")
-        return TOOL_RESULTS[name]
+        return self.script["tool_results"][name]
 

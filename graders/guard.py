@@ -32,10 +32,10 @@ WATCHED_MODULES = (
 # They cannot be imported while student code runs.
 BLOCKED_MODULES = ("js", "pyodide", "pyodide.ffi", "pyodide.code", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes")
 # Attributes that change on their own while code runs.
-_VOLATILE = {
+_VOLATILE = frozenset({
     "_", "__warningregistry__", "last_type", "last_value", "last_traceback", "last_exc",
     "stdout", "stderr", "stdin", "tempdir", "_name_sequence",
-}
+})
 
 
 class CodeError(Exception):
@@ -206,6 +206,7 @@ class Sandbox:
         os.mkdir(self.workdir)
         os.mkdir(self.systemp)
         self.tracer: FileSystemTracer = tracer_factory(self.workdir)
+        self.tracer.student_file = filename
         self.module = None
         self.tampered: list[str] = []
 
@@ -228,6 +229,7 @@ class Sandbox:
         tempfile._name_sequence = _seeded_names()
         blocked = {name: sys.modules.get(name, _MISSING) for name in BLOCKED_MODULES}
         sys.modules.update(dict.fromkeys(BLOCKED_MODULES))  # None: `import js` raises ImportError
+        seal = self._seal()
         self.tracer.install()
         try:
             value = fn(*args, **kwargs)
@@ -249,6 +251,7 @@ class Sandbox:
         except BaseException as exc:  # noqa: BLE001 - any student fault becomes a verdict
             outcome = Outcome("exception", exc, describe_exception(exc, self.filename))
         finally:
+            still_active = self.tracer.active()
             rebound = self.tracer.uninstall()
             rebound += [f"os.{name}" for name, guard in guards.items() if getattr(os, name) is not guard]
             tempfile._name_sequence = saved_names
@@ -264,13 +267,30 @@ class Sandbox:
             sys.setrecursionlimit(saved_recursion)
             os.chdir(saved_cwd)
             # Everything of ours is undone now: any other difference is the student's doing.
-            tampered = sorted(set(rebound + changes_since(self.baseline)))
+            tampered = sorted(set(rebound + changes_since(self.baseline) + self.tracer.introspection + self._broken_seal(seal, still_active)))
             if tampered:
                 restore(self.baseline)
         if tampered:
             self.tampered.extend(tampered)
-            return Outcome("tampered", message="o código altera objetos do Python ou do corretor: " + ", ".join(tampered[:4]), tampered=tampered)
+            return Outcome("tampered", message="o código mexe em partes do Python ou do próprio corretor: " + ", ".join(tampered[:4]), tampered=tampered)
         return outcome
+
+    def _seal(self):
+        """What the student's code can reach through the objects it is handed, and must not change."""
+        tracer = self.tracer
+        return {
+            "o estado do simulador de quedas": (tracer.plan, id(tracer.plan), tracer.max_ops, tracer.root,
+                                                id(tracer.on_op), tuple(sorted(vars(tracer)))),
+        }
+
+    def _broken_seal(self, seal, still_active: bool) -> list[str]:
+        now = self._seal()
+        broken = [name for name, value in seal.items() if now[name] != value]
+        if not still_active:
+            broken.append("o vigia de auditoria do simulador")
+        if any(op.index != i for i, op in enumerate(self.tracer.trace.ops, start=1)):
+            broken.append("o registro de operações do simulador")
+        return broken
 
     def load(self) -> Outcome:
         """Execute the module body; on success `self.module` holds its namespace."""

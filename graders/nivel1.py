@@ -7,7 +7,7 @@ import json
 
 from . import protocol
 from .crashfs import FileSystemTracer
-from .fake_agent import RESPONSES, TASK, TOOL_RESULTS, TOOL_USES
+from .fake_agent import TASK, script
 from .guard import BoundedOutput, CodeError, Sandbox, compile_student
 from .nivel2 import _checkpoint_files, disk_view, left_on_disk
 from .verdict import CriterionResult
@@ -15,20 +15,22 @@ from .verdict import CriterionResult
 
 def sample_states() -> list[dict]:
     """A state at point A of the first turn, then at point B (what save_checkpoint receives)."""
+    conversation = script()
+    first = conversation["responses"][0]
+    block = conversation["tool_uses"][0]
     messages = [
         {"role": "user", "content": TASK},
-        {"role": "assistant", "content": copy.deepcopy(RESPONSES[0]["content"])},
+        {"role": "assistant", "content": first["content"]},
     ]
-    block = TOOL_USES[0]
     at_a = {
-        "version": 1, "task": TASK, "turns": 0, "tokensUsed": RESPONSES[0]["usage"]["output_tokens"],
+        "version": 1, "task": TASK, "turns": 0, "tokensUsed": first["usage"]["output_tokens"],
         "messages": messages,
         "pendingToolUse": {"id": block["id"], "name": block["name"], "input": block["input"]},
     }
     at_b = copy.deepcopy(at_a)
     at_b["messages"].append({
         "role": "user",
-        "content": [{"type": "tool_result", "tool_use_id": block["id"], "content": TOOL_RESULTS[block["name"]]}],
+        "content": [{"type": "tool_result", "tool_use_id": block["id"], "content": conversation["tool_results"][block["name"]]}],
     })
     at_b["turns"], at_b["pendingToolUse"] = 1, None
     return [at_a, at_b]

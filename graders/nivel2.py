@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from . import protocol
 from .crashfs import CrashPlan, FileSystemTracer, Op, Trace
-from .fake_agent import RESPONSES, TASK, TOOL_RESULTS, TOOL_USES, TOOLS, FakeAgentWorld
+from .fake_agent import TASK, FakeAgentWorld, script
 from .guard import SYSTEM_TMP, BoundedOutput, CodeError, Outcome, Sandbox, compile_student, snapshot
 from .verdict import CriterionResult
 
@@ -74,7 +74,7 @@ def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None 
         elif box.function("run_agent") is None:
             outcome = Outcome("missing", message="não encontrei a função `run_agent(task, tools, call_model, execute_tool)` no código")
         else:
-            outcome = box.call(box.function("run_agent"), TASK, copy.deepcopy(TOOLS), world.call_model, world.execute_tool)
+            outcome = box.call(box.function("run_agent"), TASK, copy.deepcopy(world.script["tools"]), world.call_model, world.execute_tool)
         files = _checkpoint_files(box.workdir)
         snapshots.append(files)
         return Run(outcome, load, box.tracer.trace, world, files, list(box.tracer.bypasses), box.workdir, snapshots)
@@ -167,6 +167,11 @@ class Nivel2Grader:
         self.source = source
         self.filename = filename
         self.output = BoundedOutput()
+        # The grader's own copy of the script, out of reach of the code it judges.
+        self.script = script()
+        self.tool_uses = self.script["tool_uses"]
+        self.responses = self.script["responses"]
+        self.tool_results = self.script["tool_results"]
 
     def grade(self) -> dict[str, CriterionResult]:
         try:
@@ -255,13 +260,13 @@ class Nivel2Grader:
         if not outcome.ok:
             return CriterionResult(cid, False, f"run_agent não chegou ao fim: {outcome.message}.")
         calls = ref.world.model_calls
-        if len(calls) != len(RESPONSES):
+        if len(calls) != len(self.responses):
             return CriterionResult(
                 cid, False,
-                f"O modelo falso foi chamado {len(calls)} vez(es); o roteiro tem {len(RESPONSES)} chamadas "
+                f"O modelo falso foi chamado {len(calls)} vez(es); o roteiro tem {len(self.responses)} chamadas "
                 "(duas ferramentas e a resposta final).",
             )
-        expected_tools = [(u["name"], u["input"]) for u in TOOL_USES]
+        expected_tools = [(u["name"], u["input"]) for u in self.tool_uses]
         if ref.world.tool_calls != expected_tools:
             return CriterionResult(
                 cid, False,
@@ -276,7 +281,7 @@ class Nivel2Grader:
             return CriterionResult(
                 cid, False, f"run_agent terminou, mas devolveu {protocol.brief(state, 60)} em vez do estado (o dicionário `state`)."
             )
-        if state.get("turns") != len(TOOL_USES):
+        if state.get("turns") != len(self.tool_uses):
             return CriterionResult(
                 cid, False, f"O estado devolvido tem turns = {protocol.brief(state.get('turns'))}; depois de duas ferramentas, deveria ser 2."
             )
@@ -288,7 +293,7 @@ class Nivel2Grader:
             return "Na 1ª chamada, o modelo deveria receber a tarefa como mensagem do usuário."
         for k in range(1, len(calls)):
             sent, before = calls[k]["messages"], calls[k - 1]["messages"]
-            block = TOOL_USES[k - 1]
+            block = self.tool_uses[k - 1]
             where = f"Na {ORDINAL.get(k + 1, f'{k + 1}ª')} chamada ao modelo"
             if not isinstance(sent, list) or sent[: len(before)] != before:
                 return f"{where}, o histórico anterior de messages não foi mantido."
@@ -296,12 +301,12 @@ class Nivel2Grader:
             if len(new) != 2:
                 return f"{where}, messages deveria ter 2 mensagens novas (a resposta do assistente e o tool_result), mas tem {len(new)}."
             assistant, result = new
-            if not isinstance(assistant, dict) or assistant.get("role") != "assistant" or assistant.get("content") != RESPONSES[k - 1]["content"]:
+            if not isinstance(assistant, dict) or assistant.get("role") != "assistant" or assistant.get("content") != self.responses[k - 1]["content"]:
                 return f"{where}, falta a resposta anterior do modelo como mensagem do assistente (com todo o content)."
             blocks = result.get("content") if isinstance(result, dict) and result.get("role") == "user" else None
             ok = isinstance(blocks, list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == block["id"]
-                and b.get("content") == TOOL_RESULTS[block["name"]]
+                and b.get("content") == self.tool_results[block["name"]]
                 for b in blocks
             )
             if not ok:
@@ -404,12 +409,12 @@ class Nivel2Grader:
     def check_point_a(self, ref: Run, by_plan: dict) -> CriterionResult:
         cid = "ponto-a"
         tool_ops = [op for op in ref.trace.ops if op.kind == "tool"]
-        turn_of = {u["name"]: k for k, u in enumerate(TOOL_USES, start=1)}
+        turn_of = {u["name"]: k for k, u in enumerate(self.tool_uses, start=1)}
         if sorted({op.path for op in tool_ops}) != sorted(turn_of):
             return CriterionResult(cid, False, "Não dá para verificar o ponto A: run_agent não executou as duas ferramentas do roteiro.")
         for op in tool_ops:
             k = turn_of[op.path]
-            block = TOOL_USES[k - 1]
+            block = self.tool_uses[k - 1]
             expected = {"id": block["id"], "name": block["name"], "input": block["input"]}
             label = f"Queda simulada durante execute_tool('{block['name']}') (turno {k})"
             run = by_plan.get(CrashPlan(op.index))
@@ -472,7 +477,7 @@ class Nivel2Grader:
                 )
                 return CriterionResult(
                     cid, False,
-                    f"Depois que {TOOL_USES[k - 1]['name']} terminou, nenhum checkpoint gravou o ponto B "
+                    f"Depois que {self.tool_uses[k - 1]['name']} terminou, nenhum checkpoint gravou o ponto B "
                     f"(pendingToolUse = null e turns = {k}) antes {'da próxima ferramenta' if n + 1 < len(last_calls) else 'do fim'}: {seen}.",
                 )
         return CriterionResult(cid, True)

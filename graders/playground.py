@@ -7,7 +7,7 @@ import json
 import traceback
 
 from .crashfs import FileSystemTracer
-from .fake_agent import TASK, TOOLS, FakeAgentWorld
+from .fake_agent import TASK, FakeAgentWorld
 from .guard import BoundedOutput, CodeError, Sandbox, compile_student
 from .nivel1 import sample_states
 from .nivel2 import _checkpoint_files
@@ -51,7 +51,7 @@ def run(exercise_id: str, source: str, filename: str = "solucao.py") -> dict:
                     outcome.kind, outcome.message = "missing", "não encontrei a função run_agent(task, tools, call_model, execute_tool)"
                 else:
                     world = FakeAgentWorld(box.tracer)
-                    outcome = box.call(fn, TASK, copy.deepcopy(TOOLS), world.call_model, world.execute_tool)
+                    outcome = box.call(fn, TASK, copy.deepcopy(world.script["tools"]), world.call_model, world.execute_tool)
                     summary = (
                         f"run_agent chamou o modelo {len(world.model_calls)} vez(es) e executou "
                         f"{len(world.tool_calls)} ferramenta(s)"

@@ -1,6 +1,6 @@
 # why: disables the crash simulator by patching the grader's own class
 # expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: altera
+# says: próprio corretor
 import json
 import sys
 

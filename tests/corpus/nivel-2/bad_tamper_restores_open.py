@@ -1,6 +1,6 @@
 # why: puts the untraced io.open back into builtins
 # expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: altera
+# says: próprio corretor
 import builtins
 import io
 import json
