@@ -189,3 +189,12 @@ def test_statement_comes_from_exercises(lesson, exercise_id):
     first_sentence = statement.split("\n", 1)[0].split(".")[0].replace("`", "").replace("**", "")
     assert first_sentence in lesson.text
     assert exercise_meta(exercise_id)["statement"] == "statement.md"
+
+
+def test_material_means_are_used(site_dir):
+    html = (site_dir / "licao-2" / "index.html").read_text(encoding="utf-8")
+    assert html.count('class="tabbed-set') == 1 and "Antes: sobrescrever no lugar" in html
+    for title in ("Objetivos de aprendizado", "Pré-requisitos", "Só o B basta? Não.", "Por que"):
+        assert f'<p class="admonition-title">{title}' in html
+    # Code annotations: the markers stay in the code; the theme's script turns them into notes.
+    assert html.count('<span class="c1"># (1)!</span>') == 3
