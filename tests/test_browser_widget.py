@@ -385,3 +385,18 @@ def test_just_visiting_the_lesson_records_no_progress(browser, site_url):
     assert set(states_on_home.values()) == {"nao-iniciado"}
     assert page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('licao-2/'))") == []
     context.close()
+
+
+def test_blocked_storage_is_reported_and_nothing_breaks(browser, site_url):
+    context = browser.new_context()
+    context.add_init_script("Storage.prototype.setItem = function () { throw new DOMException('cheio', 'QuotaExceededError'); };")
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    choose(page, "quiz-sobrescrita", {"resposta": "meio-documento"})
+    alert = widget(page, "quiz-sobrescrita").locator(".exercise-alert")
+    alert.wait_for(state="visible")
+    assert "não deixou a página guardar" in alert.inner_text()
+    assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
+    assert recorder.console_errors == []
+    context.close()

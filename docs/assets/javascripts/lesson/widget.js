@@ -326,7 +326,13 @@ export class ExerciseWidget {
     const fields = this.fields();
     const text = JSON.stringify(fields);
     if (text === this.lastSaved) return;
-    if (storage.save(this.id, fields)) this.lastSaved = text;
+    if (storage.save(this.id, fields)) {
+      this.lastSaved = text;
+    } else if (!this.warnedUnsaved) {
+      this.warnedUnsaved = true;
+      this.alert("Este navegador não deixou a página guardar seu trabalho (armazenamento bloqueado ou cheio). " +
+        "Ele continua aqui até você fechar a aba; para guardar uma cópia, use “Baixar .py” ou “Exportar respostas”.");
+    }
   }
 }
 
