@@ -22,8 +22,14 @@ def load(exercise_id: str) -> dict:
             f"Exercício desconhecido: {exercise_id!r}. Use um destes: {', '.join(EXERCISE_IDS)}."
         )
     path = EXERCISES_DIR / exercise_id / "exercise.toml"
-    with open(path, "rb") as f:
-        return tomllib.load(f)
+    try:
+        with open(path, "rb") as f:
+            return tomllib.load(f)
+    except FileNotFoundError:
+        raise UnknownExercise(
+            f"Não encontrei {path}: os corretores leem a pasta exercises/ ao lado de graders/ "
+            "(rode-os a partir do repositório, como faz o Makefile)."
+        ) from None
 
 
 def criterion_ids(exercise_id: str) -> list[str]:

@@ -117,6 +117,15 @@ def test_site_works_under_a_sub_path(session, subpath_site_url):
     page.goto(subpath_site_url + "licao-2/")
     page.wait_for_load_state("networkidle")
     assert "Checkpoints" in page.locator("h1").inner_text()
+    # Python, the worker and the graders are found relative to the page, not the domain root.
+    quiz = page.locator("section.exercise[data-exercise='quiz-sobrescrita']")
+    quiz.locator("input[value='meio-documento']").check()
+    quiz.get_by_role("button", name="Verificar").click()
+    page.wait_for_function(
+        "document.querySelector(\"section[data-exercise='quiz-sobrescrita'] .exercise-summary\").textContent.length > 0",
+        timeout=60_000,
+    )
+    assert quiz.locator(".exercise-summary").inner_text() == "Todas as verificações passaram."
     page.get_by_role("link", name="Início", exact=True).first.click()
     page.wait_for_load_state("networkidle")
     assert page.url.rstrip("/") == subpath_site_url.rstrip("/")
