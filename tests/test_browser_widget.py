@@ -400,3 +400,20 @@ def test_blocked_storage_is_reported_and_nothing_breaks(browser, site_url):
     assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
     assert recorder.console_errors == []
     context.close()
+
+
+def test_python_starts_lazily_with_a_visible_loading_state(browser, site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    page.wait_for_load_state("networkidle")
+    assert not any("/pyodide/" in u for u in recorder.requests), "Python loaded before any exercise was seen"
+    section = widget(page, "nivel-2")
+    section.scroll_into_view_if_needed()
+    status = section.locator(".exercise-status")
+    page.wait_for_function(
+        "el => el.textContent === 'Carregando Python…'", arg=status.element_handle(), timeout=10_000)
+    page.wait_for_function("el => el.textContent === 'Python pronto.'", arg=status.element_handle(), timeout=60_000)
+    assert any(u.endswith("/pyodide/pyodide.asm.wasm") for u in recorder.requests)
+    context.close()

@@ -42,3 +42,10 @@ def test_no_page_references_another_origin(site_dir):
     for page in site_dir.rglob("*.html"):
         match = loaders.search(page.read_text(encoding="utf-8"))
         assert match is None, f"{page.relative_to(site_dir)} loads from another origin: {match.group(0)}"
+
+
+def test_search_index_holds_the_lesson(site_dir):
+    index = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert index["config"]["lang"] == ["pt"]
+    texts = " ".join(doc["text"] for doc in index["docs"])
+    assert "pendingToolUse" in texts and "os.replace" in texts
