@@ -1,9 +1,12 @@
 // Entry point: mount the lesson's widgets on every page, including instant-navigation changes.
-import { flushAll, mountAll } from "./widget.js";
+// The widget (and its editor bundle) is loaded only on pages that have exercises.
 import { mountExport, mountProgress } from "./progress.js";
 
-function mountPage() {
-  mountAll(document);
+async function mountPage() {
+  if (document.querySelector("section.exercise")) {
+    const { mountAll } = await import("./widget.js");
+    mountAll(document);
+  }
   mountProgress(document);
   mountExport(document);
 }
@@ -11,4 +14,4 @@ function mountPage() {
 if (window.document$) window.document$.subscribe(mountPage);
 else mountPage();
 // Closing or reloading the tab right after typing still keeps the last keystrokes.
-window.addEventListener("pagehide", flushAll);
+window.addEventListener("pagehide", () => document.dispatchEvent(new Event("lesson:flush")));

@@ -1,6 +1,5 @@
 // The course home's progress list and the "Exportar respostas" button (the CLI's input format).
 import * as storage from "./storage.js";
-import { flushAll } from "./widget.js";
 
 export const EXERCISES = ["quiz-sobrescrita", "nivel-1", "nivel-2"];
 const EXPORT_FORMAT = "checkpoints-licao-2/respostas";
@@ -21,7 +20,8 @@ export function mountProgress(root = document) {
 }
 
 export function exportAnswers() {
-  flushAll(); // what is still waiting in the save debounce goes into the file too
+  // Widgets save what is still waiting in their debounce (synchronously) before the file is made.
+  document.dispatchEvent(new Event("lesson:flush"));
   const exercises = {};
   for (const [id, record] of Object.entries(storage.peekAll(EXERCISES))) {
     if (!record) continue;

@@ -21,6 +21,7 @@ export class PythonRuntime {
     this.ready = null;
     this.pending = new Map();
     this.queue = Promise.resolve();
+    this.waiting = new Set(); // calls queued but not running yet
     this.interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
   }
 
@@ -82,8 +83,15 @@ export class PythonRuntime {
 
   /** Run one request (see graders/web.py) under the time limit; resolves to the parsed reply. */
   call(request) {
+    const ticket = { cancelled: false };
+    this.waiting.add(ticket);
     const run = async () => {
-      await this.start();
+      try {
+        await this.start();
+      } finally {
+        this.waiting.delete(ticket);
+      }
+      if (ticket.cancelled) throw new RuntimeError("stopped", "execução interrompida");
       if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
       this.setState("busy");
       let timer;
@@ -112,6 +120,8 @@ export class PythonRuntime {
 
   /** "Parar": interrupt the running code, or replace the worker when interrupts are unavailable. */
   stop() {
+    // Calls still waiting (for their turn, or for Python to load) are cancelled outright.
+    for (const ticket of this.waiting) ticket.cancelled = true;
     if (this.state !== "busy") return;
     if (this.interrupt) {
       Atomics.store(this.interrupt, 0, 2); // SIGINT: Python raises KeyboardInterrupt

@@ -336,10 +336,11 @@ export class ExerciseWidget {
   }
 }
 
-/** Save every widget of the page now (before an export, say). */
+/** Save every widget of the page now (before an export or when the tab goes away). */
 export function flushAll() {
   for (const widget of mounted) widget.saveNow();
 }
+document.addEventListener("lesson:flush", flushAll);
 
 /** Mount every exercise of the page that is not mounted yet; start Python when one is seen. */
 export function mountAll(root = document) {
