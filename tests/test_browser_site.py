@@ -132,3 +132,13 @@ def test_site_works_under_a_sub_path(session, subpath_site_url):
     assert all("/cursos/checkpoints/" in u for u in rec.requests if u.startswith(origin_of(subpath_site_url)))
     assert rec.failed == []
     assert rec.foreign(origin_of(subpath_site_url)) == []
+
+
+def test_course_home_stays_light(session, site_url):
+    page, rec = session
+    page.goto(site_url)
+    page.wait_for_load_state("networkidle")
+    assert page.locator(".course-progress li").count() == 3
+    heavy = [u for u in rec.requests if "codemirror" in u or "widget.js" in u or "/pyodide/" in u]
+    assert heavy == [], "the home page has no exercise: no editor, no Python"
+    assert rec.console_errors == []
