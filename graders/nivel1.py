@@ -9,7 +9,7 @@ from . import protocol
 from .crashfs import FileSystemTracer
 from .fake_agent import TASK, script
 from .guard import BoundedOutput, CodeError, Sandbox, compile_student
-from .nivel2 import _checkpoint_files, disk_view, left_on_disk
+from .disk import checkpoint_files, disk_view, left_on_disk, main_checkpoint
 from .verdict import CriterionResult
 
 
@@ -63,8 +63,8 @@ def _check(box: Sandbox) -> CriterionResult:
         outcome = box.call(save, copy.deepcopy(state))
         if not outcome.ok:
             return CriterionResult(cid, False, f"{label}: {outcome.message or 'a gravação não terminou'}.")
-        files = _checkpoint_files(box.workdir)
-        path = "checkpoint.json" if "checkpoint.json" in files else next(iter(sorted(files)), None)
+        files = checkpoint_files(box.workdir)
+        path = main_checkpoint(files)
         if path is None:
             return CriterionResult(cid, False, f"{label}: nenhum checkpoint.json apareceu na pasta.")
         content = files[path]

@@ -16,11 +16,25 @@ from dataclasses import dataclass, field
 
 from . import protocol
 from .crashfs import CrashPlan, FileSystemTracer, Op, Trace
+from .disk import (
+    CHECKPOINT_NAME,
+    checkpoint_files,
+    disk_view,
+    left_on_disk,
+    main_checkpoint,
+)
 from .fake_agent import TASK, FakeAgentWorld, script
-from .guard import SYSTEM_TMP, BoundedOutput, CodeError, Outcome, Sandbox, compile_student, snapshot
+from .guard import (
+    SYSTEM_TMP,
+    BoundedOutput,
+    CodeError,
+    Outcome,
+    Sandbox,
+    compile_student,
+    snapshot,
+)
 from .verdict import CriterionResult
 
-CHECKPOINT_NAME = "checkpoint.json"
 MAX_CRASH_RUNS = 200
 CODE_CRITERIA = ("escrita-atomica", "ponto-a", "seis-campos", "executavel")
 ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª"}
@@ -43,16 +57,6 @@ class Run:
     snapshots: list[dict[str, bytes]] = field(default_factory=list)
 
 
-def _checkpoint_files(workdir: str) -> dict[str, bytes]:
-    found = {}
-    for folder, _, names in os.walk(workdir):
-        if CHECKPOINT_NAME in names:
-            path = os.path.join(folder, CHECKPOINT_NAME)
-            with open(path, "rb") as f:
-                found[os.path.relpath(path, workdir)] = f.read()
-    return found
-
-
 def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None = None, baseline=None) -> Run:
     # Index 0 is unused so that snapshots[i] is the disk just before operation i.
     snapshots: list[dict[str, bytes]] = [{}]
@@ -62,7 +66,7 @@ def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None 
     def before_op(op: Op):
         # The folder is read again only after a step that can change a checkpoint.json;
         # writes to a temporary file leave it as it was.
-        snapshots.append(_checkpoint_files(box.workdir) if touched[0] else snapshots[-1])
+        snapshots.append(checkpoint_files(box.workdir) if touched[0] else snapshots[-1])
         touched[0] = op.kind == "rmdir" or CHECKPOINT_NAME in (_name(op.path), _name(op.target))
 
     box.tracer.on_op = before_op
@@ -75,7 +79,7 @@ def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None 
             outcome = Outcome("missing", message="não encontrei a função `run_agent(task, tools, call_model, execute_tool)` no código")
         else:
             outcome = box.call(box.function("run_agent"), TASK, copy.deepcopy(world.script["tools"]), world.call_model, world.execute_tool)
-        files = _checkpoint_files(box.workdir)
+        files = checkpoint_files(box.workdir)
         snapshots.append(files)
         return Run(outcome, load, box.tracer.trace, world, files, list(box.tracer.bypasses), box.workdir, snapshots)
     finally:
@@ -103,22 +107,6 @@ def complete_key(content: bytes | None) -> str | None:
         return canonical(parse(content))
     except ValueError:
         return None
-
-
-def disk_view(crash: str, path: str, content: bytes | None) -> dict:
-    view = {"crash": crash, "path": path, "exists": content is not None}
-    if content is not None:
-        view["bytes"] = len(content)
-        view["content"] = content[:4000].decode("utf-8", "replace")
-    return view
-
-
-def left_on_disk(content: bytes) -> str:
-    if not content:
-        return "ficou vazio (0 bytes)"
-    text = content.decode("utf-8", "replace").replace("\n", " ")
-    tail = text[-60:] if len(text) > 60 else text
-    return f"ficou com {len(content)} bytes, terminando em «…{tail}»"
 
 
 def _name(path: str) -> str:
@@ -187,7 +175,7 @@ class Nivel2Grader:
             for c in ("escrita-atomica", "ponto-a", "seis-campos"):
                 results[c] = CriterionResult(c, False, blocker)
             return {c: results[c] for c in CODE_CRITERIA}
-        self.path = self._checkpoint_path(ref)
+        self.path = main_checkpoint(ref.files)
         self.total = len(ref.trace.ops)
         plans = self._plans(ref)
         tool_plans = [p for p in plans if ref.trace.ops[p.op_index - 1].kind == "tool"]
@@ -217,11 +205,6 @@ class Nivel2Grader:
         if not ref.files:
             return "run_agent terminou sem deixar nenhum checkpoint.json na pasta de trabalho."
         return ""
-
-    def _checkpoint_path(self, ref: Run) -> str:
-        if CHECKPOINT_NAME in ref.files:
-            return CHECKPOINT_NAME
-        return sorted(ref.files)[0]
 
     # --- crash runs ---------------------------------------------------------------------
 

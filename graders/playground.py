@@ -10,7 +10,7 @@ from .crashfs import FileSystemTracer
 from .fake_agent import TASK, FakeAgentWorld
 from .guard import BoundedOutput, CodeError, Sandbox, compile_student
 from .nivel1 import sample_states
-from .nivel2 import _checkpoint_files
+from .disk import checkpoint_files, main_checkpoint
 
 
 def student_traceback(exc: BaseException, filename: str) -> str:
@@ -66,8 +66,8 @@ def run(exercise_id: str, source: str, filename: str = "solucao.py") -> dict:
                 error_line = _last_student_line(outcome.value, filename)
             else:
                 error = (outcome.message or "a execução não terminou") + "."
-        files = _checkpoint_files(box.workdir)
-        path = "checkpoint.json" if "checkpoint.json" in files else next(iter(sorted(files)), None)
+        files = checkpoint_files(box.workdir)
+        path = main_checkpoint(files)
         checkpoint = None
         if path is not None:
             checkpoint = {"path": path, "bytes": len(files[path]), "content": files[path][:20000].decode("utf-8", "replace")}

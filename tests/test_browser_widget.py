@@ -6,7 +6,6 @@ import json
 
 import pytest
 
-from conftest import ROOT
 from graders import exercises
 from test_browser_site import Recorder
 
