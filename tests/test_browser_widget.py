@@ -25,6 +25,7 @@ def lesson(browser, site_url):
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
+    page.locator("section.exercise[data-mounted]").nth(2).wait_for()  # all three widgets are up
     yield page, recorder
     assert recorder.foreign(site_url) == [], "a request left the page's origin"
     assert recorder.console_errors == [], recorder.console_errors
@@ -32,7 +33,8 @@ def lesson(browser, site_url):
 
 
 def widget(page, exercise_id):
-    return page.locator(f"section.exercise[data-exercise='{exercise_id}']")
+    """The exercise once its widget has mounted (the widget code loads after the page)."""
+    return page.locator(f"section.exercise[data-exercise='{exercise_id}'][data-mounted]")
 
 
 def set_code(page, exercise_id, code):
@@ -65,6 +67,7 @@ def verify(page, exercise_id):
 
 
 def states(page, exercise_id):
+    widget(page, exercise_id).wait_for()
     items = widget(page, exercise_id).locator("li[data-criterion]")
     return {li.get_attribute("data-criterion"): li.get_attribute("data-state") for li in items.all()}
 

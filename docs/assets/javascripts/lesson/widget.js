@@ -56,7 +56,8 @@ export class ExerciseWidget {
     this.alertBox = el("div", { class: "exercise-alert admonition warning", role: "alert", hidden: true });
     this.section.prepend(this.alertBox);
     if (problem) this.alert(`Atenção: ${problem}. Este exercício recomeça do código inicial.`);
-    this.restoreAnswers(record?.answers ?? {});
+    // Without a saved record, keep what the student may already have ticked while the page loaded.
+    if (record?.answers) this.restoreAnswers(record.answers);
     for (const fieldset of this.questions) fieldset.addEventListener("change", () => this.scheduleSave());
     if (this.data.starter != null) this.mountEditor(record?.code ?? this.data.starter);
     this.mountToolbar();
