@@ -1,30 +1,24 @@
 """`python -m graders EXERCISE FILE...`: grade submissions on an instructor's machine.
 
-Each submission is graded in its own subprocess (graders.worker) with a wall-clock,
-CPU and memory limit, so one hostile or looping submission cannot touch another's
-verdict. Exit code: 0 all passed, 1 some criterion failed, 2 usage or input error.
+Student code runs only in sandboxed processes (graders.sandbox); the judge runs here and
+reads what they leave. One submission's failure, output or attack is that file's own
+verdict, never the batch's. Exit code: 0 all passed, 1 some criterion failed, 2 usage or input error.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
-import io
-import json
 import os
-import secrets
-import shutil
-import subprocess
 import sys
-import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from pathlib import Path
 
-from . import exercises
+from . import exercises, report
+from .grading import grade
+from .sandbox import SandboxBroken, SandboxRunner, bwrap_problem
 from .submission import SubmissionError, read
 from .verdict import failed_all
 
-PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent)
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
 
 
@@ -62,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=30.0, help="segundos por submissão (padrão: 30)")
     parser.add_argument("--memory", type=int, default=1024, help="memória máxima por submissão, em MB (padrão: 1024)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissões corrigidas ao mesmo tempo")
+    parser.add_argument(
+        "--isolamento", choices=("auto", "estrito", "reduzido"), default="auto",
+        help="auto: usa o bubblewrap quando funciona, senão avisa e segue com isolamento reduzido; "
+             "estrito: recusa corrigir sem o bubblewrap; reduzido: não usa o bubblewrap (padrão: auto)",
+    )
     progress = parser.add_mutually_exclusive_group()
     progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="mostra a barra de progresso")
     progress.add_argument("--no-progress", dest="progress", action="store_false", help="esconde a barra de progresso")
@@ -71,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
 # --- one submission ------------------------------------------------------------------------
 
 
-def grade_file(exercise: str, path: str, timeout: float, memory_mb: int) -> dict:
+def grade_file(exercise: str, path: str, timeout: float, memory_mb: int, isolated: bool) -> dict:
     """The verdict for one file as a dict, or {"file", "exercise", "error"} for bad input."""
     try:
         submission = read(path, exercise)
@@ -79,54 +78,34 @@ def grade_file(exercise: str, path: str, timeout: float, memory_mb: int) -> dict
             raise SubmissionError(f"o exercício {exercise!r} se responde com o arquivo .json exportado pelo site")
     except SubmissionError as exc:
         return {"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": str(exc)}
-    token = secrets.token_hex(16)
-    job = {
-        "token": token, "exercise": exercise, "code": submission.code, "answers": submission.answers,
-        "filename": os.path.basename(path), "memory_mb": memory_mb, "cpu_seconds": int(timeout) + 5,
-    }
-    workdir = tempfile.mkdtemp(prefix="correcao-")
-    env = {
-        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "PYTHONPATH": PACKAGE_PARENT,
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONUTF8": "1",
-        "PYTHONIOENCODING": "utf-8",
-        "TMPDIR": workdir,
-        "HOME": workdir,
-    }
+    deadline = time.monotonic() + timeout
+    runners = []
+
+    def factory(source, filename, job):
+        runner = SandboxRunner(source, filename, job, isolated=isolated, memory_mb=memory_mb, deadline=deadline)
+        runners.append(runner)
+        return runner
+
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "graders.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            cwd=workdir, env=env, start_new_session=True,
-        )
-        try:
-            stdout, _ = proc.communicate(json.dumps(job).encode("utf-8"), timeout=timeout)
-        except subprocess.TimeoutExpired:
-            _kill(proc)
+        verdict = grade(exercise, submission, os.path.basename(path), runner_factory=factory)
+        if time.monotonic() > deadline:
             return _failed(exercise, path, submission,
                            f"Tempo esgotado ({timeout:g} s): o código provavelmente entra em um laço infinito.")
-        # Only a worker that finished cleanly speaks for the submission; its verdict is the last line.
-        lines = stdout.decode("utf-8", "replace").splitlines() if proc.returncode == 0 else []
-        for line in reversed(lines):
-            if line.startswith(token + " "):
-                data = json.loads(line[len(token) + 1:])
-                data["file"] = path
-                data.pop("output", None)
-                return data
+        data = verdict.to_dict()
+        data["file"] = path
+        data.pop("output", None)
+        return data
+    except SandboxBroken:
+        if time.monotonic() > deadline:
+            return _failed(exercise, path, submission,
+                           f"Tempo esgotado ({timeout:g} s): o código provavelmente entra em um laço infinito.")
         return _failed(exercise, path, submission,
-                       f"O processo de correção terminou sem veredito (código de saída {proc.returncode}): "
-                       "o código provavelmente encerrou o processo à força.")
+                       "O processo de correção parou de responder: o código provavelmente o encerrou à força.")
+    except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch
+        return _failed(exercise, path, submission, f"Erro interno do corretor ao avaliar este arquivo ({type(exc).__name__}).")
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
-
-
-def _kill(proc):
-    try:
-        os.killpg(proc.pid, 9)
-    except (ProcessLookupError, PermissionError, AttributeError):
-        proc.kill()
-    proc.wait()
+        for runner in runners:
+            runner.close()
 
 
 def _failed(exercise: str, path: str, submission, message: str) -> dict:
@@ -134,37 +113,6 @@ def _failed(exercise: str, path: str, submission, message: str) -> dict:
     verdict = failed_all(exercise, ids, message)
     verdict.file = path
     return verdict.to_dict()
-
-
-# --- output --------------------------------------------------------------------------------
-
-
-def render_text(results: list[dict]) -> str:
-    lines = []
-    for r in results:
-        if "error" in r:
-            lines.append(f"{r['file']}: ERRO DE ENTRADA — {r['error']}")
-            continue
-        ok = sum(c["passed"] for c in r["criteria"])
-        status = "APROVADO" if r["passed"] else "REPROVADO"
-        lines.append(f"{r['file']}: {status} ({ok} de {len(r['criteria'])} critérios)")
-        for c in r["criteria"]:
-            mark = "ok    " if c["passed"] else "falhou"
-            note = c["message"] or c.get("hint", "")
-            lines.append(f"  [{mark}] {c['id']}" + (f": {note}" if note else ""))
-    return "\n".join(lines) + "\n"
-
-
-def render_csv(results: list[dict], exercise: str) -> str:
-    buffer = io.StringIO()
-    ids = exercises.criterion_ids(exercise)
-    writer = csv.writer(buffer)
-    writer.writerow(["file", "exercise", "passed", *ids, "error"])
-    for r in results:
-        states = {c["id"]: ("ok" if c["passed"] else "falhou") for c in r["criteria"]}
-        writer.writerow([r["file"], exercise, "sim" if r["passed"] else "não",
-                         *(states.get(i, "") for i in ids), r.get("error", "")])
-    return buffer.getvalue()
 
 
 class Progress:
@@ -185,31 +133,63 @@ class Progress:
 # --- main ----------------------------------------------------------------------------------
 
 
+def _files_first(argv: list[str]) -> list[str]:
+    """A file named like an option (`-aluno.py`) is a file: put it after `--`."""
+    known = {"-h", "--help", "--format", "--timeout", "--memory", "--jobs", "--isolamento", "--progress", "--no-progress"}
+    options, files = [], []
+    takes_value = {"--format", "--timeout", "--memory", "--jobs", "--isolamento"}
+    items = iter(argv)
+    for item in items:
+        if item == "--":
+            files.extend(items)
+        elif item.split("=", 1)[0] in known:
+            options.append(item)
+            if item in takes_value:
+                options.append(next(items, ""))
+        elif item.startswith("-") and os.path.lexists(item):
+            files.append(item)
+        else:
+            options.append(item)
+    return options + (["--", *files] if files else [])
+
+
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(_files_first(argv))
     if args.exercise not in exercises.EXERCISE_IDS:
         sys.stderr.write(f"erro: exercício desconhecido {args.exercise!r}; use um de: {', '.join(exercises.EXERCISE_IDS)}\n")
         return EXIT_INPUT
     if args.timeout <= 0 or args.memory < 64 or args.jobs < 1:
         sys.stderr.write("erro: --timeout precisa ser positivo, --memory pelo menos 64 e --jobs pelo menos 1\n")
         return EXIT_INPUT
+    isolated = args.isolamento != "reduzido"
+    if isolated:
+        problem = bwrap_problem()
+        if problem and args.isolamento == "estrito":
+            sys.stderr.write(f"erro: isolamento estrito pedido, mas {problem}. Instale o pacote bubblewrap "
+                             "ou use --isolamento reduzido.\n")
+            return EXIT_INPUT
+        if problem:
+            isolated = False
+            sys.stderr.write(f"aviso: isolamento reduzido — {problem}. O código dos alunos roda em processos "
+                             "comuns, contidos só por um vigia do Python (veja o README).\n")
     show = args.progress if args.progress is not None else (len(args.files) > 5 and sys.stderr.isatty())
     progress = Progress(len(args.files), show)
     results: list[dict | None] = [None] * len(args.files)
     with ThreadPoolExecutor(max_workers=min(args.jobs, len(args.files))) as pool:
         futures = {
-            pool.submit(grade_file, args.exercise, path, args.timeout, args.memory): i
+            pool.submit(grade_file, args.exercise, path, args.timeout, args.memory, isolated): i
             for i, path in enumerate(args.files)
         }
         for future in as_completed(futures):
             results[futures[future]] = future.result()
             progress.step()
     if args.format == "json":
-        sys.stdout.write(json.dumps(results, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(report.render_json(results))
     elif args.format == "csv":
-        sys.stdout.write(render_csv(results, args.exercise))
+        sys.stdout.write(report.render_csv(results, args.exercise))
     else:
-        sys.stdout.write(render_text(results))
+        sys.stdout.write(report.render_text(results))
     if any("error" in r for r in results):
         return EXIT_INPUT
     return EXIT_OK if all(r["passed"] for r in results) else EXIT_FAILED

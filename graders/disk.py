@@ -1,28 +1,68 @@
-"""What a resumed process would find on disk: the checkpoint files of a folder, described for messages."""
+"""What a resumed process would find on disk: a run's folder read safely, and described for messages.
+
+The folder was written by student code, so it is read without following links, without
+opening anything but regular files, and with caps on depth, count and size.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 
 CHECKPOINT_NAME = "checkpoint.json"
+MAX_ENTRIES = 500
+MAX_FILE = 4 * 1024 * 1024
+MAX_DEPTH = 12
+NOT_REGULAR = None  # a symlink, FIFO, device... named in the tree, never opened
 
 
-def checkpoint_files(workdir: str) -> dict[str, bytes]:
-    """Every checkpoint.json under workdir, by path relative to it."""
-    found = {}
-    for folder, _, names in os.walk(workdir):
-        if CHECKPOINT_NAME in names:
-            path = os.path.join(folder, CHECKPOINT_NAME)
-            with open(path, "rb") as f:
-                found[os.path.relpath(path, workdir)] = f.read()
+def read_tree(root: str) -> dict[str, bytes | None]:
+    """Every file under root by path relative to it: its bytes, or None when it is not a regular file."""
+    found: dict[str, bytes | None] = {}
+    pending = [("", 0)]
+    while pending and len(found) < MAX_ENTRIES:
+        folder, depth = pending.pop()
+        try:
+            with os.scandir(os.path.join(root, folder)) as entries:
+                names = sorted((e.name, e) for e in entries)
+        except OSError:
+            continue
+        for name, entry in names:
+            relative = os.path.join(folder, name) if folder else name
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if depth < MAX_DEPTH:
+                        pending.append((relative, depth + 1))
+                    continue
+                found[relative] = _read_regular(os.path.join(root, relative))
+            except OSError:
+                found[relative] = NOT_REGULAR
+            if len(found) >= MAX_ENTRIES:
+                break
     return found
 
 
-def main_checkpoint(files: dict[str, bytes]) -> str | None:
-    """The one a resume reads: ./checkpoint.json, else the first found (e.g. checkpoints/checkpoint.json)."""
-    if CHECKPOINT_NAME in files:
-        return CHECKPOINT_NAME
-    return min(files, default=None)
+def _read_regular(path: str) -> bytes | None:
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return NOT_REGULAR
+        chunks, size = [], 0
+        while size <= MAX_FILE:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+        return data if len(data) <= MAX_FILE else NOT_REGULAR
+    finally:
+        os.close(fd)
+
+
+def checkpoint_paths(tree: dict) -> list[str]:
+    return sorted(p for p in tree if os.path.basename(p) == CHECKPOINT_NAME)
 
 
 def disk_view(crash: str, path: str, content: bytes | None) -> dict:

@@ -9,7 +9,8 @@ from .verdict import CriterionResult, Verdict
 CODE_GRADERS = {"nivel-1": nivel1.grade_code, "nivel-2": nivel2.grade_code}
 
 
-def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py") -> Verdict:
+def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py", runner_factory=None) -> Verdict:
+    """`runner_factory(source, filename, job)`: where student code runs (default: this interpreter)."""
     meta_ids = exercises.criterion_ids(exercise_id)  # raises UnknownExercise
     code_ids = exercises.code_criteria(exercise_id)
     results: dict[str, CriterionResult] = {}
@@ -23,7 +24,7 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
             for cid in code_ids:
                 results[cid] = CriterionResult(cid, False, "Não há código para avaliar.")
         else:
-            graded, output = CODE_GRADERS[exercise_id](submission.code, filename)
+            graded, output = CODE_GRADERS[exercise_id](submission.code, filename, runner_factory)
             results.update(graded)
     shown = meta_ids if submission.answers is not None else code_ids
     return Verdict(exercise_id, [results[c] for c in shown], output)

@@ -1,36 +1,22 @@
-"""Run student code in a fresh module, in its own folder, and classify how each call ended.
+"""Helpers around student code: compile it, describe its errors, cap its output, undo its rebinding.
 
-The student's code may print, raise, loop on the model, call `sys.exit()`/`os._exit()` or
-rebind functions of `json`, `os` or of the graders themselves. None of that may crash
-the grader or turn into a pass: every call returns an `Outcome`, and tampering is
-detected (and undone) by comparing the watched modules before and after.
+In the browser the judge shares Pyodide's interpreter with the student's code, so what
+that code rebinds in `json`, `os`, `builtins` or the graders is put back after each run.
 """
 
 from __future__ import annotations
 
 import io
 import linecache
-import os
-import random
 import sys
-import tempfile
 import traceback
 import types
-from dataclasses import dataclass, field
-
-from .crashfs import FileSystemTracer, SimulatedCrash, StudentExit, TooManyOperations
-from .fake_agent import AgentLoopRunaway
 
 OUTPUT_LIMIT = 20_000
-STUDENT_MODULE = "solucao"
-SYSTEM_TMP = "tmp-do-sistema"  # what tempfile.gettempdir() returns while student code runs
 WATCHED_MODULES = (
     "builtins", "os", "posix", "io", "_io", "json", "json.decoder", "json.encoder", "json.scanner",
     "sys", "copy", "tempfile", "shutil", "pathlib", "posixpath", "traceback", "types", "tomllib",
 )
-# Bridges out of the sandbox: in Pyodide, `js` reaches the worker's own messaging.
-# They cannot be imported while student code runs.
-BLOCKED_MODULES = ("js", "pyodide", "pyodide.ffi", "pyodide.code", "pyodide_js", "_pyodide", "_pyodide_core", "ctypes", "_ctypes")
 # Attributes that change on their own while code runs.
 _VOLATILE = frozenset({
     "_", "__warningregistry__", "last_type", "last_value", "last_traceback", "last_exc",
@@ -67,18 +53,6 @@ class BoundedOutput(io.TextIOBase):
 
     def getvalue(self) -> str:
         return "".join(self.parts) + ("\n… [saída cortada]" if self.truncated else "")
-
-
-@dataclass
-class Outcome:
-    kind: str  # ok, exception, crash, exit, runaway, tampered, missing
-    value: object = None
-    message: str = ""
-    tampered: list[str] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return self.kind == "ok"
 
 
 def compile_student(source: str, filename: str):
@@ -143,7 +117,7 @@ def changes_since(snap: dict) -> list[str]:
             continue
         differs = len(namespace) != len(before)
         for key, value in before.items():
-            if key not in _VOLATILE and namespace.get(key, _MISSING) is not value:
+            if key not in _VOLATILE and namespace.get(key, MISSING) is not value:
                 changed.append(f"{ns_name}.{key}")
                 differs = True
         if differs:
@@ -168,7 +142,7 @@ def restore(snap: dict):
                 except (AttributeError, TypeError):
                     pass
             for key, value in before.items():
-                if namespace.get(key, _MISSING) is not value:
+                if namespace.get(key, MISSING) is not value:
                     try:
                         setattr(cls, key, value)
                     except (AttributeError, TypeError):
@@ -185,143 +159,21 @@ def _class_for(qualified: str):
     return getattr(module, attr, None) if module is not None else None
 
 
-_MISSING = object()
+MISSING = object()
 
 
-# --- running ---------------------------------------------------------------------------
+def student_traceback(exc: BaseException, filename: str) -> str:
+    """The traceback restricted to the student's own lines, in Portuguese."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    lines = ["Traceback (chamada mais recente por último):"]
+    for frame in frames:
+        lines.append(f"  linha {frame.lineno}, em {frame.name}")
+        if frame.line:
+            lines.append(f"    {frame.line.strip()}")
+    lines.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
+    return "\n".join(lines)
 
 
-class Sandbox:
-    """One run of student code: a fresh folder, a tracer, captured output, no way out."""
-
-    def __init__(self, code, filename: str, tracer_factory, output: BoundedOutput, baseline: dict | None = None):
-        # The pristine state of the watched modules; every call is compared with it afterwards.
-        self.baseline = baseline if baseline is not None else snapshot()
-        self.code = code
-        self.filename = filename
-        self.output = output
-        self.root = tempfile.mkdtemp(prefix="correcao-")
-        self.workdir = os.path.join(self.root, "trabalho")
-        self.systemp = os.path.join(self.root, SYSTEM_TMP)
-        os.mkdir(self.workdir)
-        os.mkdir(self.systemp)
-        self.tracer: FileSystemTracer = tracer_factory(self.workdir)
-        self.tracer.student_file = filename
-        self.module = None
-        self.tampered: list[str] = []
-
-    def call(self, fn, *args, **kwargs) -> Outcome:
-        """Run fn under the tracer, in the sandbox folder; never raises for student faults."""
-        saved_cwd = os.getcwd()
-        saved_streams = (sys.stdout, sys.stderr, sys.stdin)
-        saved_tempdir = tempfile.tempdir
-        saved_bytecode = sys.dont_write_bytecode
-        saved_recursion = sys.getrecursionlimit()
-        saved_abort, saved_kill = os.abort, os.kill
-        os.chdir(self.workdir)
-        sys.stdout = sys.stderr = self.output
-        sys.stdin = io.StringIO("")
-        tempfile.tempdir = self.systemp
-        sys.dont_write_bytecode = True
-        guards = {"abort": _refuse("os.abort()"), "kill": _refuse("os.kill()")}
-        os.abort, os.kill = guards["abort"], guards["kill"]
-        saved_names = tempfile._name_sequence
-        tempfile._name_sequence = _seeded_names()
-        blocked = {name: sys.modules.get(name, _MISSING) for name in BLOCKED_MODULES}
-        sys.modules.update(dict.fromkeys(BLOCKED_MODULES))  # None: `import js` raises ImportError
-        seal = self._seal()
-        self.tracer.install()
-        try:
-            value = fn(*args, **kwargs)
-            outcome = Outcome("ok", value)
-        except SimulatedCrash:
-            outcome = Outcome("crash")
-        except TooManyOperations:
-            outcome = Outcome("runaway", message="o código fez operações de arquivo demais (mais de 2000)")
-        except AgentLoopRunaway:
-            outcome = Outcome("runaway", message="run_agent chamou o modelo ou as ferramentas muito mais vezes do que o roteiro prevê")
-        except SystemExit as exc:
-            outcome = Outcome("exit", message=f"o código chamou sys.exit({'' if exc.code is None else repr(exc.code)})")
-        except StudentExit as exc:
-            outcome = Outcome("exit", message=f"o código chamou {exc}")
-        except KeyboardInterrupt:
-            raise  # the page's "Parar" button: stop grading altogether
-        except RecursionError as exc:
-            outcome = Outcome("exception", message=describe_exception(exc, self.filename))
-        except BaseException as exc:  # noqa: BLE001 - any student fault becomes a verdict
-            outcome = Outcome("exception", exc, describe_exception(exc, self.filename))
-        finally:
-            still_active = self.tracer.active()
-            rebound = self.tracer.uninstall()
-            rebound += [f"os.{name}" for name, guard in guards.items() if getattr(os, name) is not guard]
-            tempfile._name_sequence = saved_names
-            for name, module in blocked.items():
-                if module is _MISSING:
-                    sys.modules.pop(name, None)
-                else:
-                    sys.modules[name] = module
-            os.abort, os.kill = saved_abort, saved_kill
-            sys.stdout, sys.stderr, sys.stdin = saved_streams
-            tempfile.tempdir = saved_tempdir
-            sys.dont_write_bytecode = saved_bytecode
-            sys.setrecursionlimit(saved_recursion)
-            os.chdir(saved_cwd)
-            # Everything of ours is undone now: any other difference is the student's doing.
-            tampered = sorted(set(rebound + changes_since(self.baseline) + self.tracer.introspection + self._broken_seal(seal, still_active)))
-            if tampered:
-                restore(self.baseline)
-        if tampered:
-            self.tampered.extend(tampered)
-            return Outcome("tampered", message="o código mexe em partes do Python ou do próprio corretor: " + ", ".join(tampered[:4]), tampered=tampered)
-        return outcome
-
-    def _seal(self):
-        """What the student's code can reach through the objects it is handed, and must not change."""
-        tracer = self.tracer
-        return {
-            "o estado do simulador de quedas": (tracer.plan, id(tracer.plan), tracer.max_ops, tracer.root,
-                                                id(tracer.on_op), tuple(sorted(vars(tracer)))),
-        }
-
-    def _broken_seal(self, seal, still_active: bool) -> list[str]:
-        now = self._seal()
-        broken = [name for name, value in seal.items() if now[name] != value]
-        if not still_active:
-            broken.append("o vigia de auditoria do simulador")
-        if any(op.index != i for i, op in enumerate(self.tracer.trace.ops, start=1)):
-            broken.append("o registro de operações do simulador")
-        return broken
-
-    def load(self) -> Outcome:
-        """Execute the module body; on success `self.module` holds its namespace."""
-        module = types.ModuleType(STUDENT_MODULE)
-        module.__file__ = self.filename
-        namespace = vars(module)
-        outcome = self.call(exec, self.code, namespace)
-        if outcome.ok:
-            self.module = namespace
-        return outcome
-
-    def function(self, name: str):
-        fn = (self.module or {}).get(name)
-        return fn if callable(fn) else None
-
-    def cleanup(self):
-        import shutil
-
-        shutil.rmtree(self.root, ignore_errors=True)
-
-
-def _seeded_names():
-    """tempfile's name generator with a fixed seed: every run (and Pyodide) picks the same names."""
-    names = tempfile._RandomNameSequence()
-    names._rng = random.Random(2)
-    names._rng_pid = os.getpid()
-    return names
-
-
-def _refuse(what: str):
-    def refuse(*args, **kwargs):
-        raise StudentExit(what)
-
-    return refuse
+def last_student_line(exc: BaseException, filename: str):
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+    return frames[-1].lineno if frames else None

@@ -1,4 +1,4 @@
-"""Grade the code of `nivel-1`: does the fixed `save_checkpoint` write all six fields of the state?"""
+"""Judge the code of `nivel-1`: does the fixed `save_checkpoint` write all six fields of the state?"""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import copy
 import json
 
 from . import protocol
-from .crashfs import FileSystemTracer
+from .controller import RunLog
+from .disk import checkpoint_paths, disk_view, left_on_disk
+from .executor import WORKDIR
 from .fake_agent import TASK, script
-from .guard import BoundedOutput, CodeError, Sandbox, compile_student
-from .disk import checkpoint_files, disk_view, left_on_disk, main_checkpoint
 from .verdict import CriterionResult
+
+CID = "seis-campos"
 
 
 def sample_states() -> list[dict]:
@@ -36,51 +38,68 @@ def sample_states() -> list[dict]:
     return [at_a, at_b]
 
 
-def grade_code(source: str, filename: str = "solucao.py") -> tuple[dict[str, CriterionResult], str]:
-    cid = "seis-campos"
-    output = BoundedOutput()
+def job(states=None) -> dict:
+    return {"function": "save_checkpoint", "states": states if states is not None else sample_states(),
+            "missing": "não encontrei a função `save_checkpoint(state)` no código"}
+
+
+def main_checkpoint(tree: dict) -> str | None:
+    """The one a resume reads: ./checkpoint.json, else the first one found (e.g. checkpoints/checkpoint.json)."""
+    preferred = f"{WORKDIR}/checkpoint.json"
+    if preferred in tree:
+        return preferred
+    return next(iter(checkpoint_paths({p: c for p, c in tree.items() if p.startswith(WORKDIR + "/")})), None)
+
+
+def shown(path: str) -> str:
+    return path[len(WORKDIR) + 1:] if path.startswith(WORKDIR + "/") else path
+
+
+def grade_code(source: str, filename: str = "solucao.py", runner_factory=None) -> tuple[dict[str, CriterionResult], str]:
+    from .runs import code_failure, local_runner
+
+    failure = code_failure(source, filename, [CID])
+    if failure:
+        return failure, ""
+    runner = (runner_factory or local_runner)(source, filename, job())
     try:
-        code = compile_student(source, filename)
-    except CodeError as exc:
-        return {cid: CriterionResult(cid, False, str(exc))}, ""
-    box = Sandbox(code, filename, lambda workdir: FileSystemTracer(workdir), output)
-    try:
-        return {cid: _check(box)}, output.getvalue()
+        return {CID: judge(runner.run(None))}, runner.output
     finally:
-        box.cleanup()
+        runner.close()
 
 
-def _check(box: Sandbox) -> CriterionResult:
-    cid = "seis-campos"
-    load = box.load()
-    if not load.ok:
-        return CriterionResult(cid, False, f"O código falhou ao ser carregado: {load.message}.")
-    save = box.function("save_checkpoint")
-    if save is None:
-        return CriterionResult(cid, False, "Não encontrei a função `save_checkpoint(state)` no código.")
-    for n, state in enumerate(sample_states(), start=1):
-        label = f"save_checkpoint com o estado do ponto {'A' if n == 1 else 'B'} do 1º turno"
-        outcome = box.call(save, copy.deepcopy(state))
-        if not outcome.ok:
-            return CriterionResult(cid, False, f"{label}: {outcome.message or 'a gravação não terminou'}.")
-        files = checkpoint_files(box.workdir)
-        path = main_checkpoint(files)
+def judge(log: RunLog) -> CriterionResult:
+    end = log.end if isinstance(log.end, dict) else {}
+    if log.stopped in ("lost", "protocol", "timeout", "runaway") or not end:
+        return CriterionResult(CID, False, "A gravação não terminou: o processo parou sem dizer como "
+                                           "(tempo esgotado, ou o código encerrou o processo à força).")
+    message = end.get("message") if isinstance(end.get("message"), str) else ""
+    if end.get("phase") == "load" and end.get("kind") != "ok":
+        return CriterionResult(CID, False, f"O código falhou ao ser carregado: {message[:500]}.")
+    if end.get("kind") == "missing":
+        return CriterionResult(CID, False, "Não encontrei a função `save_checkpoint(state)` no código.")
+    for n, state in enumerate(sample_states()):
+        label = f"save_checkpoint com o estado do ponto {'A' if n == 0 else 'B'} do 1º turno"
+        if n >= len(log.pauses):
+            return CriterionResult(CID, False, f"{label}: {message[:500] or 'a gravação não terminou'}.")
+        tree = log.pauses[n]
+        path = main_checkpoint(tree)
         if path is None:
-            return CriterionResult(cid, False, f"{label}: nenhum checkpoint.json apareceu na pasta.")
-        content = files[path]
+            return CriterionResult(CID, False, f"{label}: nenhum checkpoint.json apareceu na pasta.")
+        content = tree[path]
         try:
-            saved = json.loads(content.decode("utf-8-sig"))
-        except ValueError:
+            saved = json.loads((content or b"").decode("utf-8-sig"))
+        except (ValueError, RecursionError):
             return CriterionResult(
-                cid, False, f"{label}: o {path} {left_on_disk(content)} — não é JSON válido.",
-                disk=disk_view(label, path, content),
+                CID, False, f"{label}: o {shown(path)} {left_on_disk(content or b'')} — não é JSON válido.",
+                disk=disk_view(label, shown(path), content),
             )
         if saved != state:
             found = protocol.problems(
-                saved, task=TASK, conversation=state["messages"], tokens_emitted=state["tokensUsed"]
+                saved, task=TASK, conversation=state["messages"], tokens_allowed={state["tokensUsed"]}
             ) or [
                 f"`{k}` gravado como {protocol.brief(saved.get(k))}, mas o estado tinha {protocol.brief(state[k])}"
                 for k in protocol.FIELDS if isinstance(saved, dict) and saved.get(k) != state[k]
             ]
-            return CriterionResult(cid, False, f"{label}: " + "; ".join(found) + ".", disk=disk_view(label, path, content))
-    return CriterionResult(cid, True)
+            return CriterionResult(CID, False, f"{label}: " + "; ".join(found) + ".", disk=disk_view(label, shown(path), content))
+    return CriterionResult(CID, True)

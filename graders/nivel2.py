@@ -1,89 +1,34 @@
-"""Grade the code of `nivel-2`: run `run_agent` against the fakes, crash it at every step, read the disk.
+"""Judge the code of `nivel-2` from what its runs left: a reference run, then one run per crash point.
 
-One reference run records every file-system operation and what `checkpoint.json` held
-before each of them. Then the code is run again once per crash point (before each
-operation, inside each write, inside each tool call) and the folder is read as a
-resumed process would read it.
+The judge never runs student code. It asks a runner (graders.runs: a sandboxed process in
+the CLI, the same interpreter in the browser) for the observations of each run: the
+operations reported, the model and tool calls served, and the folder read after death.
 """
 
 from __future__ import annotations
 
-import copy
 import functools
+import itertools
 import json
 import os
-from dataclasses import dataclass, field
 
 from . import protocol
-from .crashfs import CrashPlan, FileSystemTracer, Op, Trace
-from .disk import (
-    CHECKPOINT_NAME,
-    checkpoint_files,
-    disk_view,
-    left_on_disk,
-    main_checkpoint,
-)
-from .fake_agent import TASK, FakeAgentWorld, script
-from .guard import (
-    SYSTEM_TMP,
-    BoundedOutput,
-    CodeError,
-    Outcome,
-    Sandbox,
-    compile_student,
-    snapshot,
-)
+from .controller import CrashPlan, Op, RunLog
+from .disk import CHECKPOINT_NAME, checkpoint_paths, disk_view, left_on_disk
+from .executor import SYSTEM_TMP, WORKDIR
+from .fake_agent import TASK, script
+from .shadow import history, unexplained
 from .verdict import CriterionResult
 
 MAX_CRASH_RUNS = 200
 CODE_CRITERIA = ("escrita-atomica", "ponto-a", "seis-campos", "executavel")
 ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª"}
+DIFFERENT = "o código se comporta diferente quando roda de novo"
 
 
-class _Tampered(Exception):
-    """A crash run rebound something it must not: no verdict on the disk can be trusted."""
-
-
-@dataclass
-class Run:
-    outcome: Outcome
-    load: Outcome
-    trace: Trace
-    world: FakeAgentWorld
-    files: dict[str, bytes]  # checkpoint.json files left in the folder, by relative path
-    bypasses: list[str]
-    workdir: str
-    # checkpoint.json files before each operation (index = op index), then at the end.
-    snapshots: list[dict[str, bytes]] = field(default_factory=list)
-
-
-def run_once(code, filename: str, output: BoundedOutput, plan: CrashPlan | None = None, baseline=None) -> Run:
-    # Index 0 is unused so that snapshots[i] is the disk just before operation i.
-    snapshots: list[dict[str, bytes]] = [{}]
-    box = Sandbox(code, filename, lambda workdir: FileSystemTracer(workdir, plan), output, baseline)
-    touched = [True]  # did the previous operation touch a checkpoint.json?
-
-    def before_op(op: Op):
-        # The folder is read again only after a step that can change a checkpoint.json;
-        # writes to a temporary file leave it as it was.
-        snapshots.append(checkpoint_files(box.workdir) if touched[0] else snapshots[-1])
-        touched[0] = op.kind == "rmdir" or CHECKPOINT_NAME in (_name(op.path), _name(op.target))
-
-    box.tracer.on_op = before_op
-    world = FakeAgentWorld(box.tracer)
-    try:
-        load = box.load()
-        if not load.ok:
-            outcome = load
-        elif box.function("run_agent") is None:
-            outcome = Outcome("missing", message="não encontrei a função `run_agent(task, tools, call_model, execute_tool)` no código")
-        else:
-            outcome = box.call(box.function("run_agent"), TASK, copy.deepcopy(world.script["tools"]), world.call_model, world.execute_tool)
-        files = checkpoint_files(box.workdir)
-        snapshots.append(files)
-        return Run(outcome, load, box.tracer.trace, world, files, list(box.tracer.bypasses), box.workdir, snapshots)
-    finally:
-        box.cleanup()
+def job() -> dict:
+    return {"function": "run_agent", "task": TASK, "tools": script()["tools"],
+            "missing": "não encontrei a função `run_agent(task, tools, call_model, execute_tool)` no código"}
 
 
 # --- reading what is on disk --------------------------------------------------------------
@@ -93,7 +38,10 @@ def parse(content: bytes | None):
     """The JSON document in `content`, or raise ValueError (what a resume would hit)."""
     if content is None:
         raise ValueError("ausente")
-    return json.loads(content.decode("utf-8-sig"))
+    try:
+        return json.loads(content.decode("utf-8-sig"))
+    except RecursionError:
+        raise ValueError("aninhado demais") from None
 
 
 def canonical(value) -> str:
@@ -113,23 +61,36 @@ def _name(path: str) -> str:
     return os.path.basename(path) or path
 
 
-def shown_path(path: str, workdir: str) -> str:
+def shown_path(path: str) -> str:
     """A path as the student thinks of it: relative to the folder the code ran in."""
-    relative = os.path.relpath(path, workdir)
-    if relative.startswith(os.pardir + os.sep + SYSTEM_TMP):
+    if path.startswith(SYSTEM_TMP + "/") or path.startswith("/tmp/"):
         return f"{_name(path)}, na pasta temporária do sistema"
-    return relative
+    if path.startswith(WORKDIR + "/"):
+        return path[len(WORKDIR) + 1:]
+    return path
+
+
+def _is_checkpoint(path: str) -> bool:
+    return _name(path) == CHECKPOINT_NAME
 
 
 def describe_op(op: Op, torn_at: int | None = None) -> str:
+    """Where a crash lands: «logo antes da escrita de 120 bytes em x», «durante execute_tool('y')»..."""
+    if op.kind == "tool":
+        return f"durante execute_tool('{op.path}')"
+    if op.kind == "write" and torn_at is not None:
+        return f"no meio da escrita de {op.size} bytes em {_name(op.path)}, depois de {torn_at} bytes"
+    return f"logo antes {what_op(op)}"
+
+
+def what_op(op: Op) -> str:
+    """An operation as a noun phrase: «da escrita de 120 bytes em x», «da chamada execute_tool('y')»."""
     name = _name(op.path)
     if op.kind == "tool":
-        return f"durante execute_tool('{op.path}') (turno {op.tool_call})"
+        return f"da chamada execute_tool('{op.path}')"
     if op.kind == "write":
-        if torn_at is not None:
-            return f"no meio da escrita de {op.size} bytes em {name}, depois de {torn_at} bytes"
-        return f"logo antes da escrita de {op.size} bytes em {name}"
-    what = {
+        return f"da escrita de {op.size} bytes em {name}"
+    return {
         "open": f"da abertura de {name} para escrita",
         "close": f"do fechamento de {name}",
         "fsync": f"do os.fsync de {name}",
@@ -140,84 +101,98 @@ def describe_op(op: Op, torn_at: int | None = None) -> str:
         "mkdir": f"da criação da pasta {name}",
         "rmdir": f"da remoção da pasta {name}",
     }.get(op.kind, f"da operação {op.kind} em {name}")
-    return f"logo antes {what}"
 
 
-def crash_label(op: Op, torn_at: int | None, total: int) -> str:
-    return f"Queda simulada na operação {op.index} de {total}, {describe_op(op, torn_at)}"
+def _article(phrase: str) -> str:
+    """«da escrita…» → «a escrita…», «do fechamento…» → «o fechamento…»."""
+    return phrase[1:] if phrase.startswith(("da ", "do ")) else phrase
 
 
-# --- the grader -------------------------------------------------------------------------------
+def live_path(ref: RunLog) -> str | None:
+    """The checkpoint a resume reads: the checkpoint.json rewritten most often (history copies are written once)."""
+    counts: dict[str, int] = {}
+    for op in ref.ops:
+        if op.failed:
+            continue
+        for path in (op.path, op.target):
+            if path and _is_checkpoint(path) and op.kind in ("open", "write", "replace", "rename", "truncate"):
+                if path == op.path and op.kind in ("replace", "rename"):
+                    continue  # moved away: an archive, not a new version
+                counts[path] = counts.get(path, 0) + 1
+    if not counts:
+        return None
+    return min(counts, key=lambda p: (-counts[p], p.count("/"), p))
 
 
-class Nivel2Grader:
-    def __init__(self, source: str, filename: str = "solucao.py"):
-        self.source = source
-        self.filename = filename
-        self.output = BoundedOutput()
-        # The grader's own copy of the script, out of reach of the code it judges.
+# --- the judge ---------------------------------------------------------------------------------
+
+
+class Nivel2Judge:
+    def __init__(self, runner):
+        self.runner = runner
         self.script = script()
         self.tool_uses = self.script["tool_uses"]
         self.responses = self.script["responses"]
         self.tool_results = self.script["tool_results"]
+        self.outputs = [r["usage"]["output_tokens"] for r in self.responses]
 
     def grade(self) -> dict[str, CriterionResult]:
-        try:
-            code = compile_student(self.source, self.filename)
-        except CodeError as exc:
-            return {c: CriterionResult(c, False, str(exc)) for c in CODE_CRITERIA}
-        self.code = code
-        self.baseline = snapshot()
-        ref = run_once(code, self.filename, self.output, baseline=self.baseline)
+        ref = self.runner.run(None)
         results = {"executavel": self.check_runs(ref)}
         blocker = self._blocker(ref)
         if blocker:
             for c in ("escrita-atomica", "ponto-a", "seis-campos"):
                 results[c] = CriterionResult(c, False, blocker)
             return {c: results[c] for c in CODE_CRITERIA}
-        self.path = main_checkpoint(ref.files)
-        self.total = len(ref.trace.ops)
+        self.ref = ref
+        self.path = live_path(ref)
+        self.shown = shown_path(self.path)
+        self.total = len(ref.ops)
+        self.timeline = history(ref.ops, self.path)
         plans = self._plans(ref)
-        tool_plans = [p for p in plans if ref.trace.ops[p.op_index - 1].kind == "tool"]
-        try:
-            tool_runs = dict(self._crash_runs(tool_plans))
-            results["ponto-a"] = self.check_point_a(ref, tool_runs)
-            results["escrita-atomica"] = self.check_atomic(ref, self._crash_runs(p for p in plans if p not in tool_runs))
-        except _Tampered as exc:
-            for c in ("escrita-atomica", "ponto-a", "seis-campos"):
-                results[c] = CriterionResult(c, False, f"Não dá para avaliar: {exc}.")
-            return {c: results[c] for c in CODE_CRITERIA}
-        results["seis-campos"] = self.check_fields(ref)
+        tool_plans = [p for p in plans if ref.ops[p.op_index - 1].kind == "tool"]
+        tool_runs = {p: self.runner.run(p) for p in tool_plans}
+        results["ponto-a"] = self.check_point_a(tool_runs)
+        other_runs = ((p, self.runner.run(p)) for p in plans if p not in tool_runs)
+        results["escrita-atomica"] = self.check_atomic(list(tool_runs.items()), other_runs)
+        results["seis-campos"] = self.check_fields()
         return {c: results[c] for c in CODE_CRITERIA}
 
     # --- what stops the disk checks ---------------------------------------------------
 
-    def _blocker(self, ref: Run) -> str:
-        if ref.outcome.kind in ("tampered", "exit", "missing") or ref.load.kind != "ok":
-            return f"Não dá para avaliar: {ref.outcome.message or ref.load.message}."
-        if ref.bypasses:
-            return (
-                "O código mexeu em arquivos por um caminho que o simulador de quedas não acompanha "
-                f"({ref.bypasses[0]}). Use open, os, pathlib ou tempfile."
-            )
-        if not ref.outcome.ok:
+    def _blocker(self, ref: RunLog) -> str:
+        end = ref.end or {}
+        if ref.stopped in ("lost", "protocol", "timeout") or ref.end is None:
+            return f"Não dá para avaliar: {self._stop_message(ref)}."
+        if end.get("kind") in ("exit", "missing") or end.get("phase") == "load" and end.get("kind") != "ok":
+            return f"Não dá para avaliar: {_text(end.get('message')) or 'o código não carregou'}."
+        if end.get("kind") != "ok" or ref.stopped:
             return "Não dá para simular quedas enquanto run_agent não roda até o fim (veja o critério «executável»)."
-        if not ref.files:
-            return "run_agent terminou sem deixar nenhum checkpoint.json na pasta de trabalho."
+        if live_path(ref) is None:
+            return "run_agent terminou sem ter gravado nenhum checkpoint.json (pelo open, os ou pathlib) na pasta de trabalho."
         return ""
 
-    # --- crash runs ---------------------------------------------------------------------
+    @staticmethod
+    def _stop_message(run: RunLog) -> str:
+        return {
+            "lost": "o processo terminou sem dizer como (o código provavelmente encerrou o processo à força)",
+            "protocol": "o processo mandou relatórios ilegíveis ao corretor",
+            "timeout": "o código não terminou no tempo permitido (provavelmente um laço infinito)",
+            "runaway": "o código fez operações de arquivo demais",
+        }.get(run.stopped, "o processo terminou antes do fim")
 
-    def _plans(self, ref: Run) -> list[CrashPlan]:
+    # --- crash plans ------------------------------------------------------------------------
+
+    def _plans(self, ref: RunLog) -> list[CrashPlan]:
         plans = []
-        for op in ref.trace.ops:
+        for op in ref.ops:
             plans.append(CrashPlan(op.index))
             if op.kind == "write" and op.size > 1:
                 for offset in sorted({1, op.size // 2, op.size - 1}):
                     plans.append(CrashPlan(op.index, offset))
         if len(plans) > MAX_CRASH_RUNS:
             # Many tiny writes: keep every crash around a rename or a tool, spread the rest evenly.
-            kept = [p for p in plans if ref.trace.ops[p.op_index - 1].kind in ("tool", "replace", "rename")]
+            kept = [p for p in plans if ref.ops[p.op_index - 1].kind in ("tool", "replace", "rename")]
             others = [p for p in plans if p not in kept]
             room = max(MAX_CRASH_RUNS - len(kept), 0)
             step = len(others) / room if room else 0
@@ -225,24 +200,50 @@ class Nivel2Grader:
                            key=lambda p: (p.op_index, -1 if p.torn_at is None else p.torn_at))
         return plans
 
-    def _crash_runs(self, plans):
-        """(plan, run) pairs, run lazily: the checks stop at the first telling failure."""
-        for plan in plans:
-            run = run_once(self.code, self.filename, BoundedOutput(0), plan, self.baseline)
-            if "tampered" in (run.outcome.kind, run.load.kind):
-                raise _Tampered(run.outcome.message or run.load.message)
-            yield plan, run
+    def _label(self, plan: CrashPlan) -> str:
+        op = self.ref.ops[plan.op_index - 1]
+        return f"Queda simulada na operação {op.index} de {self.total}, {describe_op(op, plan.torn_at)}"
+
+    def _disagreement(self, plan: CrashPlan, run: RunLog) -> str:
+        """Why this run cannot be compared with the reference run ("" when it can)."""
+        i = plan.op_index
+        same = len(run.ops) >= i and all(a.same_step(b) for a, b in zip(run.ops[:i], self.ref.ops[:i]))
+        if same and run.stopped == "crash":
+            return ""
+        if run.stopped in ("timeout", "lost", "protocol"):
+            why = self._stop_message(run)
+        else:
+            seen = run.ops[i - 1] if len(run.ops) >= i else None
+            why = DIFFERENT + (
+                f": na referência, o passo {i} foi {_article(what_op(self.ref.ops[i - 1]))}; desta vez, foi "
+                + (_article(what_op(seen)) if seen else "o fim (o código terminou antes de chegar lá)")
+            )
+        return f"{self._label(plan)}: {why}."
+
+    def _unexplained(self, plan: CrashPlan, run: RunLog) -> str:
+        done = plan.op_index if run.torn else plan.op_index - 1  # a torn write went partly to disk
+        paths = unexplained(run.ops[:done], plan.torn_at if run.torn else None, run.disk, _is_checkpoint)
+        if not paths:
+            return ""
+        path = paths[0]
+        return (
+            f"{self._label(plan)}: o {shown_path(path)} em disco não é o que as operações do código explicam — "
+            "ele foi alterado por um caminho que o corretor não acompanha (descritor duplicado, mmap, "
+            "os.pwritev, uma thread…). Grave o checkpoint só com open/os/pathlib e troque-o com os.replace."
+        )
 
     # --- executavel -------------------------------------------------------------------------
 
-    def check_runs(self, ref: Run) -> CriterionResult:
+    def check_runs(self, ref: RunLog) -> CriterionResult:
         cid = "executavel"
-        if ref.load.kind != "ok":
-            return CriterionResult(cid, False, f"O código falhou ao ser carregado: {ref.load.message}.")
-        outcome = ref.outcome
-        if not outcome.ok:
-            return CriterionResult(cid, False, f"run_agent não chegou ao fim: {outcome.message}.")
-        calls = ref.world.model_calls
+        end = ref.end or {}
+        if ref.end is None or ref.stopped in ("lost", "protocol", "timeout", "runaway"):
+            return CriterionResult(cid, False, f"run_agent não chegou ao fim: {self._stop_message(ref)}.")
+        if end.get("phase") == "load" and end.get("kind") != "ok":
+            return CriterionResult(cid, False, f"O código falhou ao ser carregado: {_text(end.get('message'))}.")
+        if end.get("kind") != "ok":
+            return CriterionResult(cid, False, f"run_agent não chegou ao fim: {_text(end.get('message')) or end.get('kind')}.")
+        calls = ref.model_calls
         if len(calls) != len(self.responses):
             return CriterionResult(
                 cid, False,
@@ -250,16 +251,16 @@ class Nivel2Grader:
                 "(duas ferramentas e a resposta final).",
             )
         expected_tools = [(u["name"], u["input"]) for u in self.tool_uses]
-        if ref.world.tool_calls != expected_tools:
+        if ref.tool_calls != expected_tools:
             return CriterionResult(
                 cid, False,
-                f"execute_tool foi chamado com {protocol.brief(ref.world.tool_calls, 160)}; o esperado era "
+                f"execute_tool foi chamado com {protocol.brief(ref.tool_calls, 160)}; o esperado era "
                 "buscar_tickets e depois gravar_tabela, cada uma com o input que o modelo pediu.",
             )
         problem = self._conversation_problem(calls)
         if problem:
             return CriterionResult(cid, False, problem)
-        state = outcome.value
+        state = end.get("value")
         if not isinstance(state, dict):
             return CriterionResult(
                 cid, False, f"run_agent terminou, mas devolveu {protocol.brief(state, 60)} em vez do estado (o dicionário `state`)."
@@ -301,69 +302,78 @@ class Nivel2Grader:
 
     # --- escrita-atomica ------------------------------------------------------------------
 
-    def _complete_before(self, run: Run, op_index: int) -> set[str]:
-        """The canonical JSON of every complete checkpoint on disk before op_index."""
-        keys = {complete_key(snap.get(self.path)) for snap in run.snapshots[1: op_index + 1]}
-        keys.discard(None)
-        return keys
-
-    def check_atomic(self, ref: Run, crashes) -> CriterionResult:
+    def check_atomic(self, tool_runs, other_runs) -> CriterionResult:
         cid = "escrita-atomica"
         hint = ""
-        for record in ref.trace.renames:
-            if record.op.target.endswith(os.sep + self.path) or _name(record.op.target) == CHECKPOINT_NAME:
-                src_dir, dst_dir = os.path.dirname(record.op.path), os.path.dirname(record.op.target)
+        unexplained_ref = unexplained(self.ref.ops, None, self.ref.disk, _is_checkpoint)
+        if unexplained_ref:
+            return CriterionResult(
+                cid, False,
+                f"Ao fim da execução, o {shown_path(unexplained_ref[0])} em disco não é o que as operações do código explicam — "
+                "ele foi alterado por um caminho que o corretor não acompanha (descritor duplicado, mmap, os.pwritev, uma thread…). "
+                "Grave o checkpoint só com open/os/pathlib e troque-o com os.replace.",
+            )
+        written, synced, open_paths = {}, set(), {}
+        for op in self.ref.ops:
+            if op.kind == "write":
+                synced.discard(op.path)
+            elif op.kind == "fsync":
+                synced.add(op.path)
+            elif op.kind in ("replace", "rename") and op.target == self.path and not op.failed:
+                src_dir, dst_dir = os.path.dirname(op.path), os.path.dirname(op.target)
                 if src_dir != dst_dir:
                     return CriterionResult(
                         cid, False,
-                        f"O arquivo temporário ({shown_path(record.op.path, ref.workdir)}) fica em outra pasta, "
-                        f"não na de {shown_path(record.op.target, ref.workdir)}. "
-                        "Entre pastas de sistemas de arquivos diferentes, a troca de nome vira uma cópia e deixa de ser atômica: "
+                        f"O arquivo temporário ({shown_path(op.path)}) fica em outra pasta, não na de {self.shown}. "
+                        "Entre sistemas de arquivos diferentes, os.replace e os.rename nem conseguem trocar o arquivo "
+                        "(OSError EXDEV, «Invalid cross-device link»), e shutil.move passa a copiar, o que não é atômico: "
                         "crie o temporário na mesma pasta do checkpoint.",
                     )
-                if record.unflushed:
-                    return CriterionResult(
-                        cid, False,
-                        f"{_name(record.op.path)} foi renomeado para {_name(record.op.target)} ainda aberto, com "
-                        f"{record.unflushed} bytes só no buffer do Python: numa queda logo depois da troca, o checkpoint "
-                        "fica incompleto. Feche (ou dê flush) no temporário antes do os.replace.",
-                    )
-                if not record.fsynced:
+                if op.path not in synced and not hint:
                     hint = (
                         "Dica: sem os.fsync no temporário antes do os.replace, a troca já protege contra o processo morto; "
-                        "contra falta de energia, chame f.flush() e os.fsync(f.fileno()) antes de fechar."
+                        "contra falta de energia, chame f.flush() e os.fsync(f.fileno()) antes de fechar, e depois "
+                        "os.fsync na pasta, para gravar a própria troca."
                     )
         first = None
-        for plan, run in crashes:
-            failure = self._crash_failure(ref, plan, ref.trace.ops[plan.op_index - 1], run)
+        for plan, run in itertools.chain(tool_runs, other_runs):
+            failure = self._crash_failure(plan, run)
             if failure is None:
                 continue
-            had_one, result = failure
-            if had_one:
+            telling, result = failure
+            if telling:
                 return result  # the most telling case: a complete checkpoint existed and was destroyed
             first = first or result
         if first is not None:
             return first
         return CriterionResult(cid, True, hint=hint)
 
-    def _crash_failure(self, ref: Run, plan: CrashPlan, op: Op, run: Run):
+    def _complete_before(self, run: RunLog, op_index: int) -> set[str]:
+        """The canonical JSON of every complete checkpoint on disk before op_index, in this run."""
+        keys = {complete_key(c) for c in history(run.ops[: op_index - 1], self.path)}
+        keys.discard(None)
+        return keys
+
+    def _crash_failure(self, plan: CrashPlan, run: RunLog):
         cid = "escrita-atomica"
-        label = crash_label(op, plan.torn_at, self.total)
-        content = run.files.get(self.path)
-        # Compared with this same run: code whose output varies (a timestamp) is judged fairly.
+        why = self._disagreement(plan, run)
+        if why:
+            return True, CriterionResult(cid, False, why)
+        why = self._unexplained(plan, run)
+        if why:
+            return True, CriterionResult(cid, False, why)
+        label = self._label(plan)
+        content = run.disk.get(self.path)
         complete = self._complete_before(run, plan.op_index)
-        if run.bypasses:
-            return bool(complete), CriterionResult(
-                cid, False, f"{label}: o código mexeu em arquivos por fora do simulador ({run.bypasses[0]})."
-            )
-        if content is None:
-            if not complete:
-                return None
+        finished = run.ops[plan.op_index - 1].model_calls >= len(self.responses)
+        if self.path not in run.disk:
+            if not complete or finished:
+                return None  # nothing saved yet, or the task had ended: removing it is allowed
             return True, CriterionResult(
                 cid, False,
-                f"{label}: o {self.path} sumiu do disco, embora um checkpoint completo já tivesse sido gravado. "
+                f"{label}: o {self.shown} sumiu do disco, embora um checkpoint completo já tivesse sido gravado. "
                 "Na retomada, não haveria de onde continuar.",
-                disk=disk_view(label, self.path, None),
+                disk=disk_view(label, self.shown, None),
             )
         try:
             value = parse(content)
@@ -372,107 +382,118 @@ class Nivel2Grader:
                 "e a versão anterior, que estava completa, já tinha sido apagada"
                 if complete else "e não há versão anterior para onde recuar"
             )
+            shown_content = content if content is not None else b""
             return bool(complete), CriterionResult(
                 cid, False,
-                f"{label}: o {self.path} {left_on_disk(content)} — não é um JSON completo. "
+                f"{label}: o {self.shown} {left_on_disk(shown_content)} — não é um JSON completo. "
                 f"Na retomada, json.loads falharia, {earlier}.",
-                disk=disk_view(label, self.path, content),
+                disk=disk_view(label, self.shown, content),
             )
         if canonical(value) not in complete:
             return bool(complete), CriterionResult(
                 cid, False,
-                f"{label}: o {self.path} abre, mas não é nenhum dos checkpoints completos gravados até ali "
+                f"{label}: o {self.shown} abre, mas não é nenhum dos checkpoints completos gravados até ali "
                 f"(é uma mistura: {protocol.brief(value, 80)}).",
-                disk=disk_view(label, self.path, content),
+                disk=disk_view(label, self.shown, content),
             )
         return None
 
     # --- ponto-a ----------------------------------------------------------------------------
 
-    def check_point_a(self, ref: Run, by_plan: dict) -> CriterionResult:
+    def check_point_a(self, tool_runs: dict) -> CriterionResult:
         cid = "ponto-a"
-        tool_ops = [op for op in ref.trace.ops if op.kind == "tool"]
+        tool_ops = [op for op in self.ref.ops if op.kind == "tool"]
         turn_of = {u["name"]: k for k, u in enumerate(self.tool_uses, start=1)}
         if sorted({op.path for op in tool_ops}) != sorted(turn_of):
             return CriterionResult(cid, False, "Não dá para verificar o ponto A: run_agent não executou as duas ferramentas do roteiro.")
         for op in tool_ops:
             k = turn_of[op.path]
             block = self.tool_uses[k - 1]
-            expected = {"id": block["id"], "name": block["name"], "input": block["input"]}
             label = f"Queda simulada durante execute_tool('{block['name']}') (turno {k})"
-            run = by_plan.get(CrashPlan(op.index))
-            content = run.files.get(self.path) if run else None
+            plan = CrashPlan(op.index)
+            run = tool_runs[plan]
+            why = self._disagreement(plan, run)
+            if why:
+                return CriterionResult(cid, False, why)
+            content = run.disk.get(self.path)
             if content is None:
                 return CriterionResult(
                     cid, False,
-                    f"{label}: não havia nenhum {self.path} em disco — a chamada em andamento não deixou rastro. "
+                    f"{label}: não havia nenhum {self.shown} em disco — a chamada em andamento não deixou rastro. "
                     "Grave o ponto A (pendingToolUse preenchido) antes de chamar execute_tool.",
-                    disk=disk_view(label, self.path, None),
+                    disk=disk_view(label, self.shown, None),
                 )
             try:
                 state = parse(content)
             except ValueError:
                 return CriterionResult(
-                    cid, False, f"{label}: o {self.path} em disco {left_on_disk(content)} — não é um JSON completo.",
-                    disk=disk_view(label, self.path, content),
+                    cid, False, f"{label}: o {self.shown} em disco {left_on_disk(content)} — não é um JSON completo.",
+                    disk=disk_view(label, self.shown, content),
                 )
             pending = state.get("pendingToolUse", "ausente") if isinstance(state, dict) else "ausente"
-            turns = state.get("turns") if isinstance(state, dict) else None
             if pending in (None, "ausente"):
                 shown = "null" if pending is None else "ausente"
                 return CriterionResult(
                     cid, False,
-                    f"{label}: o {self.path} em disco tem pendingToolUse = {shown} e turns = {protocol.brief(turns)}, "
+                    f"{label}: o {self.shown} em disco tem pendingToolUse = {shown}, "
                     "então a chamada em andamento não deixou rastro. Grave o ponto A — pendingToolUse = "
                     "{id, name, input} do bloco — depois de extrair block e antes de execute_tool.",
-                    disk=disk_view(label, self.path, content),
+                    disk=disk_view(label, self.shown, content),
                 )
-            if pending != expected:
+            # Which call is pending is this criterion; the record's exact shape is «seis-campos».
+            if not isinstance(pending, dict) or any(pending.get(key) != block[key] for key in ("id", "name", "input")):
+                expected = {key: block[key] for key in ("id", "name", "input")}
                 return CriterionResult(
                     cid, False,
                     f"{label}: pendingToolUse em disco é {protocol.brief(pending, 120)}, mas a ferramenta em andamento "
-                    f"era {protocol.brief(expected, 120)} (só id, name e input do bloco).",
-                    disk=disk_view(label, self.path, content),
+                    f"era {protocol.brief(expected, 120)}.",
+                    disk=disk_view(label, self.shown, content),
                 )
-            if turns != k - 1:
-                return CriterionResult(
-                    cid, False,
-                    f"{label}: o checkpoint registra a chamada pendente, mas com turns = {protocol.brief(turns)}; "
-                    f"antes desta ferramenta terminar, {k - 1} ferramenta(s) tinham sido concluídas.",
-                    disk=disk_view(label, self.path, content),
-                )
-        # Point B: after each tool, a checkpoint with the result recorded and nothing pending.
+        return self._check_point_b(tool_ops, turn_of)
+
+    def _check_point_b(self, tool_ops: list[Op], turn_of: dict) -> CriterionResult:
+        """After each tool, a checkpoint with its result in messages and nothing pending."""
         last_calls = [op for n, op in enumerate(tool_ops) if all(o.path != op.path for o in tool_ops[n + 1:])]
         for n, op in enumerate(last_calls):
             k = turn_of[op.path]
-            end = last_calls[n + 1].index if n + 1 < len(last_calls) else len(ref.snapshots) - 1
+            block = self.tool_uses[k - 1]
+            end = last_calls[n + 1].index if n + 1 < len(last_calls) else len(self.timeline) - 1
             states = []
-            for snap in ref.snapshots[op.index + 1: end + 1]:
+            for content in self.timeline[op.index: end + 1]:
                 try:
-                    states.append(parse(snap.get(self.path)))
+                    states.append(parse(content))
                 except ValueError:
                     continue
-            if not any(isinstance(s, dict) and s.get("pendingToolUse") is None and s.get("turns") == k for s in states):
+            if not any(isinstance(s, dict) and s.get("pendingToolUse") is None and _has_result(s, block["id"]) for s in states):
                 last = states[-1] if states else None
                 seen = (
-                    f"o último tinha pendingToolUse = {protocol.brief(last.get('pendingToolUse'))} e turns = {protocol.brief(last.get('turns'))}"
+                    f"o último tinha pendingToolUse = {protocol.brief(last.get('pendingToolUse'))}"
                     if isinstance(last, dict) else "nenhum checkpoint foi gravado nesse trecho"
                 )
                 return CriterionResult(
-                    cid, False,
-                    f"Depois que {self.tool_uses[k - 1]['name']} terminou, nenhum checkpoint gravou o ponto B "
-                    f"(pendingToolUse = null e turns = {k}) antes {'da próxima ferramenta' if n + 1 < len(last_calls) else 'do fim'}: {seen}.",
+                    "ponto-a", False,
+                    f"Depois que {block['name']} terminou, nenhum checkpoint gravou o ponto B "
+                    f"(o resultado em messages e pendingToolUse = null) antes "
+                    f"{'da próxima ferramenta' if n + 1 < len(last_calls) else 'do fim'}: {seen}.",
                 )
-        return CriterionResult(cid, True)
+        return CriterionResult("ponto-a", True)
 
     # --- seis-campos ----------------------------------------------------------------------
 
-    def check_fields(self, ref: Run) -> CriterionResult:
+    def tokens_allowed(self, served: int) -> set[int]:
+        """The accumulated output_tokens after `served` answers, counting the first one or not."""
+        total = sum(self.outputs[:served])
+        return {total, total - self.outputs[0]} if served else {0}
+
+    def check_fields(self) -> CriterionResult:
         cid = "seis-campos"
-        conversation = ref.world.model_calls[-1]["messages"] if ref.world.model_calls else []
+        calls = self.ref.model_calls
+        conversation = calls[-1]["messages"] if calls and isinstance(calls[-1]["messages"], list) else []
         seen = set()
-        for index, snap in enumerate(ref.snapshots[1:], start=1):
-            content = snap.get(self.path)
+        for index, op in enumerate(self.ref.ops, start=1):
+            content = self.timeline[index]
+            if content == self.timeline[index - 1] and index > 1:
+                continue
             try:
                 state = parse(content)
             except ValueError:
@@ -481,22 +502,37 @@ class Nivel2Grader:
             if key in seen:
                 continue
             seen.add(key)
-            found = protocol.problems(state, task=TASK, conversation=conversation, tokens_emitted=ref.world.tokens_emitted)
+            found = protocol.problems(state, task=TASK, conversation=conversation, tokens_allowed=self.tokens_allowed(op.model_calls))
             if found:
-                when = (
-                    f"No checkpoint em disco antes da operação {index} ({describe_op(ref.trace.ops[index - 1])})"
-                    if index <= len(ref.trace.ops) else "No checkpoint deixado no fim da execução"
-                )
-                return CriterionResult(
-                    cid, False, f"{when}: " + "; ".join(found) + ".",
-                    disk=disk_view(when, self.path, content),
-                )
+                when = f"No checkpoint em disco depois da operação {index} ({_article(what_op(op))})"
+                return CriterionResult(cid, False, f"{when}: " + "; ".join(found) + ".", disk=disk_view(when, self.shown, content))
         if not seen:
             return CriterionResult(cid, False, "Nenhum checkpoint completo foi gravado durante a execução.")
         return CriterionResult(cid, True)
 
 
-def grade_code(source: str, filename: str = "solucao.py") -> tuple[dict[str, CriterionResult], str]:
-    grader = Nivel2Grader(source, filename)
-    results = grader.grade()
-    return results, grader.output.getvalue()
+def _has_result(state: dict, tool_use_id: str) -> bool:
+    messages = state.get("messages")
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and isinstance(m.get("content"), list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id for b in m["content"])
+        for m in messages
+    )
+
+
+def _text(value) -> str:
+    return value[:500] if isinstance(value, str) else ""
+
+
+def grade_code(source: str, filename: str = "solucao.py", runner_factory=None) -> tuple[dict[str, CriterionResult], str]:
+    from .runs import code_failure, local_runner
+
+    failure = code_failure(source, filename, CODE_CRITERIA)
+    if failure:
+        return failure, ""
+    runner = (runner_factory or local_runner)(source, filename, job())
+    try:
+        results = Nivel2Judge(runner).grade()
+        return results, runner.output
+    finally:
+        runner.close()

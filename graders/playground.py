@@ -2,81 +2,53 @@
 
 from __future__ import annotations
 
-import copy
 import json
-import traceback
 
-from .crashfs import FileSystemTracer
-from .fake_agent import TASK, FakeAgentWorld
-from .guard import BoundedOutput, CodeError, Sandbox, compile_student
-from .nivel1 import sample_states
-from .disk import checkpoint_files, main_checkpoint
+from . import nivel1, nivel2
+from .guard import CodeError
+from .runs import LocalRunner
 
-
-def student_traceback(exc: BaseException, filename: str) -> str:
-    """The traceback restricted to the student's own lines, in Portuguese."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    lines = ["Traceback (chamada mais recente por último):"]
-    for frame in frames:
-        lines.append(f"  linha {frame.lineno}, em {frame.name}")
-        if frame.line:
-            lines.append(f"    {frame.line.strip()}")
-    lines.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
-    return "\n".join(lines)
+CHECKPOINT_SHOWN = 20_000
 
 
 def run(exercise_id: str, source: str, filename: str = "solucao.py") -> dict:
     """{"ok", "stdout", "error", "error_line", "summary", "checkpoint"} for the page to show."""
-    output = BoundedOutput()
+    if exercise_id == "nivel-1":
+        job = nivel1.job(nivel1.sample_states()[-1:])
+    else:
+        job = nivel2.job()
     try:
-        code = compile_student(source, filename)
+        runner = LocalRunner(source, filename, job)
     except CodeError as exc:
-        line = _syntax_line(source, filename)
-        return {"ok": False, "stdout": "", "error": str(exc), "error_line": line, "summary": "", "checkpoint": None}
-    box = Sandbox(code, filename, lambda workdir: FileSystemTracer(workdir), output)
-    error, error_line, summary = "", None, ""
+        return {"ok": False, "stdout": "", "error": str(exc), "error_line": _syntax_line(source, filename),
+                "summary": "", "checkpoint": None}
     try:
-        outcome = box.load()
-        if outcome.ok:
-            if exercise_id == "nivel-1":
-                fn = box.function("save_checkpoint")
-                if fn is None:
-                    outcome.kind, outcome.message = "missing", "não encontrei a função save_checkpoint(state)"
-                else:
-                    outcome = box.call(fn, copy.deepcopy(sample_states()[-1]))
-                    summary = "save_checkpoint foi chamada com o estado do ponto B do 1º turno."
-            else:
-                fn = box.function("run_agent")
-                if fn is None:
-                    outcome.kind, outcome.message = "missing", "não encontrei a função run_agent(task, tools, call_model, execute_tool)"
-                else:
-                    world = FakeAgentWorld(box.tracer)
-                    outcome = box.call(fn, TASK, copy.deepcopy(world.script["tools"]), world.call_model, world.execute_tool)
-                    summary = (
-                        f"run_agent chamou o modelo {len(world.model_calls)} vez(es) e executou "
-                        f"{len(world.tool_calls)} ferramenta(s)"
-                    )
-                    if outcome.ok:
-                        summary += f"; devolveu {_describe_state(outcome.value)}."
-                    else:
-                        summary += "."
-        if not outcome.ok:
-            if outcome.kind == "exception" and isinstance(outcome.value, BaseException):
-                error = student_traceback(outcome.value, filename)
-                error_line = _last_student_line(outcome.value, filename)
-            else:
-                error = (outcome.message or "a execução não terminou") + "."
-        files = checkpoint_files(box.workdir)
-        path = main_checkpoint(files)
-        checkpoint = None
-        if path is not None:
-            checkpoint = {"path": path, "bytes": len(files[path]), "content": files[path][:20000].decode("utf-8", "replace")}
-        return {
-            "ok": outcome.ok, "stdout": output.getvalue(), "error": error, "error_line": error_line,
-            "summary": summary, "checkpoint": checkpoint,
-        }
+        log = runner.run(None)
     finally:
-        box.cleanup()
+        runner.close()
+    end = log.end if isinstance(log.end, dict) else {}
+    ok = end.get("kind") == "ok" and not log.stopped
+    if end.get("phase") == "call" and end.get("kind") != "missing":
+        if exercise_id == "nivel-1":
+            summary = "save_checkpoint foi chamada com o estado do ponto B do 1º turno."
+        else:
+            summary = (f"run_agent chamou o modelo {len(log.model_calls)} vez(es) e executou "
+                       f"{len(log.tool_calls)} ferramenta(s)")
+            summary += f"; devolveu {_describe_state(end.get('value'))}." if ok else "."
+    else:
+        summary = ""
+    error = ""
+    if not ok:
+        error = end.get("traceback") or ((end.get("message") or "a execução não terminou") + ".")
+    tree = log.pauses[-1] if log.pauses else log.disk
+    path = nivel1.main_checkpoint(tree)
+    checkpoint = None
+    if path is not None and tree[path] is not None:
+        content = tree[path]
+        checkpoint = {"path": nivel1.shown(path), "bytes": len(content),
+                      "content": content[:CHECKPOINT_SHOWN].decode("utf-8", "replace")}
+    return {"ok": ok, "stdout": end.get("output", ""), "error": error, "error_line": end.get("error_line"),
+            "summary": summary, "checkpoint": checkpoint}
 
 
 def _describe_state(value) -> str:
@@ -84,11 +56,6 @@ def _describe_state(value) -> str:
         return f"{type(value).__name__} em vez do estado"
     keys = ", ".join(f"{k}={json.dumps(value[k])}" for k in ("turns", "tokensUsed") if k in value)
     return f"o estado ({keys})" if keys else "um dicionário"
-
-
-def _last_student_line(exc: BaseException, filename: str):
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    return frames[-1].lineno if frames else None
 
 
 def _syntax_line(source: str, filename: str):

@@ -40,11 +40,12 @@ def last_tool_use(messages) -> dict | None:
     return next((b for b in content if isinstance(b, dict) and b.get("type") == "tool_use"), None)
 
 
-def problems(state, *, task: str, conversation: list, tokens_emitted: int) -> list[str]:
+def problems(state, *, task: str, conversation: list, tokens_allowed: set[int]) -> list[str]:
     """Everything wrong with one saved state (empty list: it is a valid checkpoint).
 
     `conversation` is the longest `messages` the model was sent in this run: a saved
     `messages` must be a prefix of it (or it plus the model's final answer).
+    `tokens_allowed`: the accumulated output_tokens at that moment (with or without the first answer).
     """
     if not isinstance(state, dict):
         return [f"o checkpoint não é um objeto JSON, e sim {brief(state)}"]
@@ -82,9 +83,11 @@ def problems(state, *, task: str, conversation: list, tokens_emitted: int) -> li
         tokens = state["tokensUsed"]
         if not _is_int(tokens):
             found.append(f"`tokensUsed` deveria ser um inteiro, mas é {brief(tokens)}")
-        elif not 0 <= tokens <= tokens_emitted:
+        elif tokens not in tokens_allowed:
             found.append(
-                f"`tokensUsed` é {tokens}, mas o modelo só gerou {tokens_emitted} tokens de saída nesta execução"
+                f"`tokensUsed` é {tokens}, mas a soma de usage.output_tokens das respostas recebidas até ali é "
+                + " ou ".join(str(t) for t in sorted(tokens_allowed, reverse=True))
+                + (" (contando ou não a primeira)" if len(tokens_allowed) > 1 else "")
             )
     if "pendingToolUse" in state:
         pending = state["pendingToolUse"]

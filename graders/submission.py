@@ -1,19 +1,21 @@
-"""Read a submission: a `.py` file, or the answers file the site exports (format below).
-
-    {"format": "checkpoints-licao-2/respostas", "version": 1,
-     "exercises": {"nivel-2": {"answers": {"falha-escrita": "sobrescreve", ...},
-                                "code": "import json\\n..."}, ...}}
-
-`answers` maps a question id to an option id (a list of ids for multiple choice).
+"""Read one submission file (a `.py`, or the answers file the site exports) into a `Submission`;
+anything else is refused with a `SubmissionError` whose text is a Portuguese message for the instructor.
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import os
+import stat
 from dataclasses import dataclass
 
 EXPORT_FORMAT = "checkpoints-licao-2/respostas"
 EXPORT_VERSION = 1
+# Far above any real submission (an export holds a few short scripts), far below trouble.
+MAX_BYTES = 1024 * 1024
+# An integer literal longer than this is no part of an export (and CPython refuses > 4300 digits).
+MAX_INT_DIGITS = 100
 
 
 class SubmissionError(ValueError):
@@ -24,6 +26,7 @@ class SubmissionError(ValueError):
 class Submission:
     code: str | None
     # None: a bare .py file, graded on its code criteria only.
+    # Otherwise {question id: option id | [option ids]} (unanswered questions are absent).
     answers: dict | None
 
 
@@ -31,41 +34,244 @@ def from_python(text: str) -> Submission:
     return Submission(code=text, answers=None)
 
 
-def from_export(text: str, exercise_id: str) -> Submission:
+# --- the exported answers file --------------------------------------------------------------
+
+
+def _describe(value) -> str:
+    """A short JSON-like rendering of a value quoted in a message (never huge, never raises)."""
+    if isinstance(value, dict):
+        return "um objeto"
+    if isinstance(value, list):
+        return "uma lista"
+    if isinstance(value, str) and len(value) > 40:
+        value = value[:40] + "…"
     try:
-        data = json.loads(text)
-    except ValueError as exc:
-        raise SubmissionError(f"o arquivo de respostas não é um JSON válido ({exc})") from None
-    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
-        raise SubmissionError(f"o arquivo não é um arquivo de respostas exportado pelo site (format ≠ {EXPORT_FORMAT!r})")
-    if data.get("version") != EXPORT_VERSION:
-        raise SubmissionError(
-            f"versão {data.get('version')!r} do arquivo de respostas não é suportada (esperada: {EXPORT_VERSION})"
+        text = json.dumps(value, ensure_ascii=False)
+    except (ValueError, TypeError):
+        return "um valor inválido"
+    return text if len(text) <= 60 else text[:60] + "…"
+
+
+def _refuse_duplicates(pairs: list) -> dict:
+    result = {}
+    for key, value in pairs:
+        if key in result:
+            raise SubmissionError(f"o arquivo de respostas tem a chave {_describe(key)} repetida no mesmo objeto")
+        result[key] = value
+    return result
+
+
+def _refuse_constant(name: str):
+    raise SubmissionError(f"o arquivo de respostas contém {name}, que não é um valor JSON válido")
+
+
+def _bounded_int(literal: str) -> int:
+    if len(literal.lstrip("-")) > MAX_INT_DIGITS:
+        raise SubmissionError(f"o arquivo de respostas contém um número grande demais ({len(literal)} algarismos)")
+    return int(literal)
+
+
+def _parse_json(text: str):
+    try:
+        return json.loads(
+            text,
+            object_pairs_hook=_refuse_duplicates,
+            parse_constant=_refuse_constant,
+            parse_int=_bounded_int,
         )
-    entry = (data.get("exercises") or {}).get(exercise_id) or {}
+    except SubmissionError:
+        raise
+    except json.JSONDecodeError as exc:
+        raise SubmissionError(
+            f"o arquivo de respostas não é um JSON válido (erro na linha {exc.lineno}, coluna {exc.colno})"
+        ) from None
+    except RecursionError:
+        raise SubmissionError("o arquivo de respostas tem listas ou objetos aninhados fundo demais") from None
+    except (ValueError, TypeError):
+        raise SubmissionError("o arquivo de respostas não é um JSON válido") from None
+
+
+def _answers(exercise_id: str, raw) -> dict:
+    """Check an entry's answers: null means none; each value a str, a list of str, or null."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SubmissionError(
+            f"o campo answers de {_describe(exercise_id)} deveria ser um objeto (veio {_describe(raw)})"
+        )
+    answers = {}
+    for question, value in raw.items():
+        if value is None:  # what the site writes for a single-choice question left blank
+            continue
+        if isinstance(value, str) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+            answers[question] = list(value) if isinstance(value, list) else value
+            continue
+        raise SubmissionError(
+            f"a resposta {_describe(question)} de {_describe(exercise_id)} deveria ser o id de uma opção "
+            f"(texto) ou uma lista de ids (veio {_describe(value)})"
+        )
+    return answers
+
+
+def _entry(exercise_id: str, entry) -> Submission:
     if not isinstance(entry, dict):
-        raise SubmissionError(f"a entrada de {exercise_id!r} no arquivo de respostas está malformada")
+        raise SubmissionError(
+            f"a entrada de {_describe(exercise_id)} no arquivo de respostas deveria ser um objeto "
+            f"(veio {_describe(entry)})"
+        )
     code = entry.get("code")
     if code is not None and not isinstance(code, str):
-        raise SubmissionError(f"o campo code de {exercise_id!r} deveria ser texto")
-    answers = entry.get("answers") or {}
-    if not isinstance(answers, dict):
-        raise SubmissionError(f"o campo answers de {exercise_id!r} deveria ser um objeto")
-    return Submission(code=code, answers=answers)
+        raise SubmissionError(f"o campo code de {_describe(exercise_id)} deveria ser texto (veio {_describe(code)})")
+    return Submission(code=code, answers=_answers(exercise_id, entry.get("answers")))
+
+
+def from_export(text: str, exercise_id: str) -> Submission:
+    """The submission for `exercise_id` in an exported answers file:
+
+        {"format": "checkpoints-licao-2/respostas", "version": 1,
+         "exercises": {"nivel-2": {"answers": {"falha-escrita": "sobrescreve", ...},
+                                    "code": "import json\\n..."}, ...}}
+
+    `answers` maps a question id to an option id (a list of ids for multiple choice).
+
+    Refused (SubmissionError): text that is not JSON, or is nested deeper than the parser's
+    recursion limit; NaN/Infinity; an integer literal of more than 100 digits; a key repeated
+    in one object (anywhere in the file); a top level that is not an object or whose `format`
+    differs; a `version` that is not the integer 1 (1.0 and true are refused too); a missing or
+    non-object `exercises`. Every entry of `exercises`, not only `exercise_id`'s, must be an
+    object whose `code` is text or null and whose `answers` is an object or null; each answer
+    must be a str, a list of str, or null. Null answers (the site's blank single-choice
+    questions) are dropped; anything else of another type refuses the whole file. Other keys
+    are ignored. An exercise absent from the file gives Submission(code=None, answers={}).
+    """
+    data = _parse_json(text)
+    if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
+        raise SubmissionError(
+            f"o arquivo não é um arquivo de respostas exportado pelo site (format ≠ {EXPORT_FORMAT!r})"
+        )
+    if "version" not in data:
+        raise SubmissionError(f"o arquivo de respostas não diz a sua versão (esperada: {EXPORT_VERSION})")
+    version = data["version"]
+    if type(version) is not int or version != EXPORT_VERSION:
+        raise SubmissionError(
+            f"versão {_describe(version)} do arquivo de respostas não é suportada (esperada: {EXPORT_VERSION})"
+        )
+    entries = data.get("exercises")
+    if not isinstance(entries, dict):
+        what = "não tem o campo exercises" if "exercises" not in data else (
+            f"tem um campo exercises que deveria ser um objeto (veio {_describe(entries)})")
+        raise SubmissionError(f"o arquivo de respostas {what}")
+    found = {key: _entry(key, entry) for key, entry in entries.items()}
+    return found.get(exercise_id) or Submission(code=None, answers={})
+
+
+# --- reading a file -------------------------------------------------------------------------
+
+
+def _os_error(exc: OSError) -> SubmissionError:
+    if exc.errno in (errno.ENOENT, errno.ENOTDIR):
+        return SubmissionError("arquivo não encontrado")
+    if exc.errno in (errno.EACCES, errno.EPERM):
+        return SubmissionError("sem permissão para ler o arquivo")
+    if exc.errno == errno.EISDIR:
+        return SubmissionError("é uma pasta, não um arquivo")
+    if exc.errno == errno.ELOOP:
+        return SubmissionError("o caminho tem links simbólicos em ciclo")
+    if exc.errno == errno.ENAMETOOLONG:
+        return SubmissionError("o caminho do arquivo é longo demais")
+    code = errno.errorcode.get(exc.errno, str(exc.errno)) if exc.errno is not None else "desconhecido"
+    return SubmissionError(f"não foi possível ler o arquivo (erro do sistema {code})")
+
+
+def _not_regular(mode: int) -> SubmissionError | None:
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return SubmissionError("é uma pasta, não um arquivo")
+    if stat.S_ISFIFO(mode):
+        kind = "um pipe (FIFO)"
+    elif stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        kind = "um dispositivo"
+    elif stat.S_ISSOCK(mode):
+        kind = "um socket"
+    else:
+        kind = "um arquivo especial"
+    return SubmissionError(f"não é um arquivo comum (é {kind}): entregue um arquivo .py ou .json salvo em disco")
+
+
+def _too_big() -> SubmissionError:
+    return SubmissionError(f"arquivo grande demais (mais de {MAX_BYTES // (1024 * 1024)} MB)")
+
+
+def _read_bytes(path: str) -> bytes:
+    """The file's bytes, if it is a regular file of at most MAX_BYTES (symlinks are followed)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as exc:
+        raise _os_error(exc) from None
+    except ValueError:  # e.g. a NUL character in the path
+        raise SubmissionError("o caminho do arquivo contém um caractere inválido") from None
+    # Refuse FIFOs, devices and sockets before opening: opening some has side effects.
+    problem = _not_regular(mode)
+    if problem:
+        raise problem
+    flags = os.O_RDONLY
+    for name in ("O_NONBLOCK", "O_NOCTTY", "O_CLOEXEC", "O_BINARY"):
+        flags |= getattr(os, name, 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise _os_error(exc) from None
+    try:
+        info = os.fstat(fd)
+        # The path may have been swapped between stat() and open(): judge what was opened.
+        problem = _not_regular(info.st_mode)
+        if problem:
+            raise problem
+        if info.st_size > MAX_BYTES:
+            raise _too_big()
+        chunks, total = [], 0
+        while True:  # st_size can lie (a file still growing, /proc): cap what is read too
+            chunk = os.read(fd, MAX_BYTES + 1 - total)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > MAX_BYTES:
+                raise _too_big()
+        return b"".join(chunks)
+    except OSError as exc:
+        raise _os_error(exc) from None
+    finally:
+        os.close(fd)
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise SubmissionError("o arquivo está em UTF-16, não em UTF-8: salve-o de novo como UTF-8")
+    try:
+        text = data.decode("utf-8-sig")  # an editor's UTF-8 BOM is dropped
+    except UnicodeDecodeError as exc:
+        raise SubmissionError(
+            f"o arquivo não está em UTF-8 (byte inválido na posição {exc.start}): salve-o de novo como UTF-8"
+        ) from None
+    # Universal newlines, as open() in text mode would give.
+    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read(path: str, exercise_id: str) -> Submission:
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except FileNotFoundError:
-        raise SubmissionError("arquivo não encontrado") from None
-    except UnicodeDecodeError:
-        raise SubmissionError("o arquivo não está em UTF-8") from None
-    except OSError as exc:
-        raise SubmissionError(f"não foi possível ler o arquivo ({exc.strerror})") from None
-    if path.endswith(".json"):
+    """Read `path` (.py or .json, any case) into a Submission, or raise SubmissionError.
+
+    Refused: another extension ("use um arquivo .py ..."), a missing file ("arquivo não
+    encontrado"), a directory, FIFO, device or socket (checked before and after opening, the
+    open is non-blocking so it never hangs), more than MAX_BYTES ("arquivo grande demais"),
+    an unreadable file, bytes that are not UTF-8 (a UTF-8 BOM is accepted and dropped), and
+    whatever from_export refuses. A symlink to a regular file is followed.
+    """
+    name = os.fsdecode(os.fspath(path)).lower()
+    if not name.endswith((".py", ".json")):
+        raise SubmissionError("use um arquivo .py (código) ou .json (respostas exportadas pelo site)")
+    text = _decode(_read_bytes(path))
+    if name.endswith(".json"):
         return from_export(text, exercise_id)
-    if path.endswith(".py"):
-        return from_python(text)
-    raise SubmissionError("use um arquivo .py (código) ou .json (respostas exportadas pelo site)")
+    return from_python(text)

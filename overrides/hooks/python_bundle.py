@@ -13,7 +13,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = Path("assets") / "python" / "lesson.zip"
 # CLI-only modules: they use subprocess and resource limits, which Pyodide lacks.
-SKIP = {"cli.py", "worker.py", "__main__.py"}
+SKIP = {"cli.py", "sandbox.py", "forkserver.py", "fence.py", "__main__.py"}
 FIXED_DATE = (2026, 1, 1, 0, 0, 0)
 
 

@@ -1,0 +1,236 @@
+"""Render the CLI's results as text, CSV or JSON: every student-influenced string escaped and capped,
+a malformed result shown as an error, so nothing the graders quote from a submission breaks a report.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import itertools
+import json
+import math
+import reprlib
+import unicodedata
+
+from . import exercises
+
+# Messages, hints, errors, file names, ids and any other string, in characters (after escaping).
+MESSAGE_LIMIT = 2000
+# Strings inside a criterion's "disk" view (the grader already cuts the file excerpt at 4,000).
+DISK_LIMIT = 4000
+KEY_LIMIT = 200
+# Extra values (disk views, unknown keys) are cut below this depth and after this many items.
+MAX_DEPTH = 20
+MAX_ITEMS = 1000
+CUT = "… [cortado]"
+UNKNOWN_FILE = "(arquivo sem nome)"
+
+# Controls (C0, DEL, C1), format characters (Cf: every bidi embedding, override, isolate and mark,
+# zero-width spaces, BOM, tags), lone surrogates, line and paragraph separators.
+_ESCAPE_CATEGORIES = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+# Invisible format characters that ordinary text needs (joiners inside emoji and some scripts).
+_KEEP_FORMAT = frozenset("\u200c\u200d")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+_repr = reprlib.Repr()
+_repr.maxstring = _repr.maxother = 200
+
+
+def _escape_char(ch: str, keep_newlines: bool) -> str:
+    if keep_newlines and ch in "\n\t":
+        return ch
+    if ch in _NAMED:
+        return _NAMED[ch]
+    if unicodedata.category(ch) in _ESCAPE_CATEGORIES and ch not in _KEEP_FORMAT:
+        code = ord(ch)
+        if code <= 0xFF:
+            return f"\\x{code:02x}"
+        if code <= 0xFFFF:
+            return f"\\u{code:04x}"
+        return f"\\U{code:08x}"
+    return ch
+
+
+def _to_text(value) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    try:
+        if isinstance(value, (bool, float)):
+            return str(value)
+        if isinstance(value, int):
+            return str(value) if value.bit_length() <= 1000 else "(número grande demais)"
+        return _repr.repr(value)
+    except Exception:  # noqa: BLE001 - a rendering must never raise
+        return "(valor ilegível)"
+
+
+def clean(value, limit: int = MESSAGE_LIMIT, *, keep_newlines: bool = False) -> str:
+    """`value` as one safe line of text: invisible characters escaped, at most `limit` chars + CUT.
+
+    Escaped as \\n, \\r, \\t, \\xNN, \\uNNNN or \\UNNNNNNNN: control characters (C0, DEL, C1 such as
+    ESC and CSI), bidi controls, other invisible format characters (except the zero-width joiners),
+    line/paragraph separators and lone surrogates (so the text always encodes to UTF-8). With
+    keep_newlines (JSON, which escapes them itself) newlines and tabs stay as they are.
+    """
+    text = _to_text(value)
+    if len(text) <= limit and text.isprintable():  # nothing to escape (the common case)
+        return text
+    pieces, size = [], 0
+    for ch in text:  # stops at the limit, however long the text is
+        piece = ch if ch.isprintable() else _escape_char(ch, keep_newlines)
+        if size + len(piece) > limit:
+            return "".join(pieces) + CUT
+        pieces.append(piece)
+        size += len(piece)
+    return "".join(pieces)
+
+
+def _sanitise(value, limit: int = MESSAGE_LIMIT, depth: int = 0):
+    """A JSON-safe copy of an arbitrary value: strings cleaned, numbers finite, size bounded."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if value.bit_length() <= 1000 else "(número grande demais)"
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, str):
+        return clean(value, limit, keep_newlines=True)
+    if isinstance(value, (dict, list, tuple)):
+        if depth >= MAX_DEPTH:
+            return "(aninhado fundo demais)"
+        if isinstance(value, dict):
+            items = itertools.islice(value.items(), MAX_ITEMS)
+            result = {clean(k, KEY_LIMIT): _sanitise(v, limit, depth + 1) for k, v in items}
+            if len(value) > MAX_ITEMS:
+                result["…"] = f"[cortado: mais {len(value) - MAX_ITEMS} itens]"
+            return result
+        result = [_sanitise(v, limit, depth + 1) for v in value[:MAX_ITEMS]]
+        if len(value) > MAX_ITEMS:
+            result.append(f"… [cortado: mais {len(value) - MAX_ITEMS} itens]")
+        return result
+    return clean(value, limit)
+
+
+def _describe_type(value) -> str:
+    names = {dict: "um objeto", list: "uma lista", str: "um texto", type(None): "null", bool: "um booleano"}
+    return names.get(type(value), "um número" if isinstance(value, (int, float)) else "outro tipo")
+
+
+def _normalise(result) -> tuple[dict, str]:
+    """(the trusted copy, kind) with kind "ok", "input" (an input error) or "malformed"."""
+    if not isinstance(result, dict):
+        return {"file": UNKNOWN_FILE, "exercise": "", "passed": False, "criteria": [],
+                "error": f"resultado malformado (veio {_describe_type(result)} em vez de um objeto)"}, "malformed"
+    file = clean(result["file"]) if isinstance(result.get("file"), str) and result["file"] else UNKNOWN_FILE
+    head = {"file": file, "exercise": clean(result.get("exercise"))}
+    extras = {
+        clean(k, KEY_LIMIT): _sanitise(v)
+        for k, v in itertools.islice(result.items(), MAX_ITEMS)
+        if k not in ("file", "exercise", "passed", "criteria", "error")
+    }
+    if "error" in result:
+        error = clean(result["error"]) or "(erro sem descrição)"
+        return {**head, "passed": False, "criteria": [], "error": error, **extras}, "input"
+    problems, criteria = [], []
+    raw = result.get("criteria")
+    if not isinstance(raw, list):
+        problems.append(f"criteria deveria ser uma lista (veio {_describe_type(raw)})")
+        raw = []
+    for number, c in enumerate(raw, 1):
+        if not isinstance(c, dict) or not isinstance(c.get("id"), str) or not isinstance(c.get("passed"), bool):
+            problems.append(f"o critério {number} não tem id (texto) e passed (verdadeiro ou falso)")
+            break
+        item = {"id": clean(c["id"]), "passed": c["passed"], "message": clean(c.get("message"))}
+        if "hint" in c:
+            item["hint"] = clean(c["hint"])
+        if "disk" in c:
+            item["disk"] = _sanitise(c["disk"], DISK_LIMIT)
+        for k, v in itertools.islice(c.items(), MAX_ITEMS):
+            if k not in ("id", "passed", "message", "hint", "disk"):
+                item[clean(k, KEY_LIMIT)] = _sanitise(v)
+        criteria.append(item)
+    passed = result.get("passed")
+    if not isinstance(passed, bool):
+        problems.append(f"passed deveria ser verdadeiro ou falso (veio {_describe_type(passed)})")
+    elif passed and not (criteria and all(c["passed"] for c in criteria)):
+        problems.append("passed é verdadeiro, mas nem todos os critérios passaram")
+    if problems:
+        error = "resultado malformado: " + "; ".join(problems)
+        return {**head, "passed": False, "criteria": [], "error": error, **extras}, "malformed"
+    return {**head, "passed": passed, "criteria": criteria, **extras}, "ok"
+
+
+def normalise(result) -> dict:
+    """A copy of one result every renderer (and the exit code) can trust, whatever `result` is.
+
+    Always {"file", "exercise", "passed" (bool), "criteria" (list)}, every string cleaned (see
+    `clean`; JSON-safe, capped), plus "error" for an input error or a malformed result: not a dict,
+    criteria not a list, a criterion without a str id and a bool passed, passed not a bool, or passed
+    true while some criterion failed (or there is none). A result with "error" has passed false.
+    """
+    return _normalise(result)[0]
+
+
+def _results(results) -> list:
+    if results is None:
+        return []
+    return list(results) if isinstance(results, (list, tuple)) else [results]
+
+
+def render_text(results) -> str:
+    """One block per file: a status line, then one line per criterion (`[ok    ]` / `[falhou]`)."""
+    lines = []
+    for raw in _results(results):
+        r, kind = _normalise(raw)
+        if kind == "input":
+            lines.append(f"{r['file']}: ERRO DE ENTRADA — {r['error']}")
+            continue
+        if kind == "malformed":
+            lines.append(f"{r['file']}: ERRO — {r['error']}")
+            continue
+        ok = sum(c["passed"] for c in r["criteria"])
+        status = "APROVADO" if r["passed"] else "REPROVADO"
+        lines.append(f"{r['file']}: {status} ({ok} de {len(r['criteria'])} critérios)")
+        for c in r["criteria"]:
+            mark = "ok    " if c["passed"] else "falhou"
+            note = c["message"] or c.get("hint", "")
+            lines.append(f"  [{mark}] {c['id']}" + (f": {note}" if note else ""))
+    return "\n".join(lines) + "\n"
+
+
+def _cell(value) -> str:
+    """A cleaned CSV cell that a spreadsheet will not run as a formula."""
+    text = clean(value)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") else text
+
+
+def _criterion_ids(exercise: str, normalised: list[dict]) -> list[str]:
+    try:
+        return list(exercises.criterion_ids(exercise))
+    except Exception:  # noqa: BLE001 - unknown exercise: the columns the results themselves name
+        ids = []
+        for r in normalised:
+            ids += [c["id"] for c in r["criteria"] if c["id"] not in ids]
+        return ids
+
+
+def render_csv(results, exercise: str) -> str:
+    """A header, then one row per file: file, exercise, passed (sim/não), one column per criterion
+    of `exercise` (ok / falhou / empty), error. Every row has the header's column count."""
+    normalised = [_normalise(r)[0] for r in _results(results)]
+    ids = _criterion_ids(exercise, normalised)
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow([_cell(v) for v in ("file", "exercise", "passed", *ids, "error")])
+    for r in normalised:
+        states = {c["id"]: ("ok" if c["passed"] else "falhou") for c in r["criteria"]}
+        writer.writerow([_cell(r["file"]), _cell(exercise), "sim" if r["passed"] else "não",
+                         *(states.get(i, "") for i in ids), _cell(r.get("error", ""))])
+    return buffer.getvalue()
+
+
+def render_json(results) -> str:
+    """A JSON list, one normalised object per file (see `normalise`); always valid, always UTF-8 safe."""
+    data = [_normalise(r)[0] for r in _results(results)]
+    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
