@@ -13,7 +13,7 @@ export NO_MKDOCS_2_WARNING := 1
 export CHROMIUM
 
 .DEFAULT_GOAL := help
-.PHONY: help setup build serve test bench editor chromium clean
+.PHONY: help setup build serve test bench editor chromium sandbox-tools clean
 
 help:
 	@echo "make serve  - instala tudo e serve o site em http://$(HOST):$(PORT)/"
@@ -28,6 +28,7 @@ $(VENV)/.site-deps: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[site]"
+	$(PY) -m compileall -q graders
 	@touch $@
 
 $(VENV)/.test-deps: $(VENV)/.site-deps pyproject.toml
@@ -46,6 +47,17 @@ build: setup
 serve: setup
 	$(PY) -m mkdocs serve --strict --dev-addr $(HOST):$(PORT)
 
+# The CLI's sandbox (bubblewrap) and the ground-truth test's real kills (strace), when root on Debian.
+sandbox-tools:
+	@if command -v bwrap >/dev/null && command -v strace >/dev/null; then \
+		echo "bwrap e strace: ok"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap strace >/dev/null; \
+	else \
+		echo "Instale os pacotes bubblewrap e strace (os testes do isolamento da CLI precisam deles)." >&2; \
+		exit 1; \
+	fi
+
 # Debian's chromium when it is missing and we may install it; otherwise say what to do.
 chromium:
 	@if [ -x "$(CHROMIUM)" ]; then \
@@ -58,7 +70,7 @@ chromium:
 		exit 1; \
 	fi
 
-test: setup $(VENV)/.test-deps chromium
+test: setup $(VENV)/.test-deps chromium sandbox-tools
 	$(PY) -m pytest
 
 # The shipped editor bundle; tests/test_editor_bundle.py checks it matches this build.
@@ -68,7 +80,7 @@ editor: node_modules/.package-lock.json
 		--legal-comments=none --banner:js="/* CodeMirror 6 (MIT), bundled by esbuild from package-lock.json: make editor */" \
 		--log-level=warning --outfile=$(EDITOR_BUNDLE)
 
-bench: setup $(VENV)/.test-deps chromium
+bench: setup $(VENV)/.test-deps chromium sandbox-tools
 	$(PY) tests/benchmarks/bench_cli.py 200
 	$(PY) tests/benchmarks/bench_widget.py
 

@@ -182,8 +182,14 @@ def main(argv=None) -> int:
             for i, path in enumerate(args.files)
         }
         for future in as_completed(futures):
-            results[futures[future]] = future.result()
+            index = futures[future]
+            try:
+                results[index] = future.result()
+            except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch
+                results[index] = {"file": args.files[index], "exercise": args.exercise, "passed": False,
+                                  "criteria": [], "error": f"erro interno do corretor ({type(exc).__name__})"}
             progress.step()
+    results = [report.normalise(r) for r in results]
     if args.format == "json":
         sys.stdout.write(report.render_json(results))
     elif args.format == "csv":

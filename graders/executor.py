@@ -24,8 +24,9 @@ STUDENT_MODULE = "solucao"
 WORKDIR, SYSTEM_TMP = "trabalho", "tmp-do-sistema"
 # Bridges out of the run: in Pyodide, `js` reaches the worker's own messaging.
 BLOCKED_MODULES = ("js", "pyodide", "pyodide.ffi", "pyodide.code", "pyodide_js", "_pyodide", "_pyodide_core")
-_dumps = json.dumps
-_loads = json.loads
+# Bound at import: a student who rebinds json.loads only garbles their own reports.
+_dumps = json.JSONEncoder(default=repr).encode
+_loads = json.JSONDecoder().decode
 
 
 class AgentLoopRunaway(BaseException):
@@ -62,7 +63,7 @@ class Report:
 def plain(value):
     """A JSON copy of what the student hands over (their objects are never shared)."""
     try:
-        return _loads(_dumps(value, default=repr))
+        return _loads(_dumps(value))
     except (TypeError, ValueError, RecursionError):
         return {"<não serializável>": repr(value)[:200]}
 

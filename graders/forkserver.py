@@ -15,7 +15,7 @@ import signal
 import socket
 import sys
 
-from .executor import execute
+from .executor import _dumps, _loads, execute
 from .guard import BoundedOutput, CodeError, compile_student
 
 
@@ -80,13 +80,13 @@ class RunChannel:
         self.reader = sock.makefile("rb")
 
     def send(self, message: dict) -> dict:
-        self.sock.sendall((json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass"))
+        self.sock.sendall((_dumps(message) + "\n").encode("utf-8"))
         if message.get("t") == "end":
             return {"a": "go"}
         line = self.reader.readline()
         if not line:
             os._exit(0)  # the controller is gone: nothing left to do
-        return json.loads(line)
+        return _loads(line.decode("utf-8"))
 
 
 def _child(run_sock: socket.socket, control: socket.socket, code, init: dict):

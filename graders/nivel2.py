@@ -148,15 +148,26 @@ class Nivel2Judge:
         self.path = live_path(ref)
         self.shown = shown_path(self.path)
         self.total = len(ref.ops)
-        self.timeline = history(ref.ops, self.path)
         plans = self._plans(ref)
-        tool_plans = [p for p in plans if ref.ops[p.op_index - 1].kind == "tool"]
-        tool_runs = {p: self.runner.run(p) for p in tool_plans}
+        # Every "just before" crash run: together they show the disk at each step, as a resume would find it.
+        before = {p: self.runner.run(p) for p in plans if p.torn_at is None}
+        self.timeline = self._timeline(before)
+        tool_runs = {p: run for p, run in before.items() if ref.ops[p.op_index - 1].kind == "tool"}
         results["ponto-a"] = self.check_point_a(tool_runs)
-        other_runs = ((p, self.runner.run(p)) for p in plans if p not in tool_runs)
-        results["escrita-atomica"] = self.check_atomic(list(tool_runs.items()), other_runs)
+        torn_runs = ((p, self.runner.run(p)) for p in plans if p.torn_at is not None)
+        results["escrita-atomica"] = self.check_atomic(list(before.items()), torn_runs)
         results["seis-campos"] = self.check_fields()
         return {c: results[c] for c in CODE_CRITERIA}
+
+    def _timeline(self, before: dict) -> list[bytes | None]:
+        """What the live checkpoint held after each step (index i: after op i), read from the crash
+        runs' real folders; the reported steps fill in where a run was not sampled or went its own way."""
+        timeline = history(self.ref.ops, self.path)
+        for plan, run in before.items():
+            if not self._disagreement(plan, run):
+                timeline[plan.op_index - 1] = run.disk.get(self.path)
+        timeline[-1] = self.ref.disk.get(self.path)
+        return timeline
 
     # --- what stops the disk checks ---------------------------------------------------
 
@@ -169,7 +180,11 @@ class Nivel2Judge:
         if end.get("kind") != "ok" or ref.stopped:
             return "Não dá para simular quedas enquanto run_agent não roda até o fim (veja o critério «executável»)."
         if live_path(ref) is None:
-            return "run_agent terminou sem ter gravado nenhum checkpoint.json (pelo open, os ou pathlib) na pasta de trabalho."
+            if checkpoint_paths(ref.disk):
+                return (f"O {shown_path(checkpoint_paths(ref.disk)[0])} apareceu em disco por um caminho que o corretor "
+                        "não acompanha (nenhuma operação de open, os ou pathlib o gravou). Grave o checkpoint com "
+                        "open/os/pathlib e troque-o com os.replace.")
+            return "run_agent terminou sem ter gravado nenhum checkpoint.json na pasta de trabalho."
         return ""
 
     @staticmethod
@@ -490,9 +505,10 @@ class Nivel2Judge:
         calls = self.ref.model_calls
         conversation = calls[-1]["messages"] if calls and isinstance(calls[-1]["messages"], list) else []
         seen = set()
-        for index, op in enumerate(self.ref.ops, start=1):
+        ops = self.ref.ops
+        for index, op in enumerate(ops, start=1):
             content = self.timeline[index]
-            if content == self.timeline[index - 1] and index > 1:
+            if content == self.timeline[index - 1]:
                 continue
             try:
                 state = parse(content)
@@ -502,7 +518,10 @@ class Nivel2Judge:
             if key in seen:
                 continue
             seen.add(key)
-            found = protocol.problems(state, task=TASK, conversation=conversation, tokens_allowed=self.tokens_allowed(op.model_calls))
+            # Saved at this step or (through a path no step reports) before the next one.
+            served = (op.model_calls, ops[index].model_calls if index < len(ops) else len(calls))
+            allowed = self.tokens_allowed(served[0]) | self.tokens_allowed(served[1])
+            found = protocol.problems(state, task=TASK, conversation=conversation, tokens_allowed=allowed)
             if found:
                 when = f"No checkpoint em disco depois da operação {index} ({_article(what_op(op))})"
                 return CriterionResult(cid, False, f"{when}: " + "; ".join(found) + ".", disk=disk_view(when, self.shown, content))

@@ -6,14 +6,13 @@ runner (graders.sandbox) runs each one in a fresh sandboxed process. Both return
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import tempfile
 
 from .controller import KILL, CrashPlan, RunController, RunLog
 from .disk import read_tree
-from .executor import SYSTEM_TMP, WORKDIR, run_in_process
+from .executor import SYSTEM_TMP, WORKDIR, _dumps, _loads, run_in_process
 from .guard import BoundedOutput, CodeError, compile_student
 from .verdict import CriterionResult
 
@@ -37,7 +36,7 @@ def fresh_root(base: str, name: str) -> str:
 
 def _copy(value):
     """What crosses between executor and controller is JSON, in-process too: nothing is shared."""
-    return json.loads(json.dumps(value))
+    return _loads(_dumps(value))
 
 
 class LocalRunner:

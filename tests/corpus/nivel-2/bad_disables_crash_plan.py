@@ -1,6 +1,5 @@
-# why: reaches the crash simulator through call_model.__self__ and switches it off
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=ok
-# says: simulador
+# why: reaches for the crash simulator through call_model.__self__: the fake model is a plain function of the executor, the crash is decided elsewhere
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
 import json
 
 

@@ -1,6 +1,5 @@
-# why: edits the fake model's script through call_model.__self__: the grader keeps its own copy
-# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=falhou
-# says: buscar_tickets
+# why: tries to edit the fake model's script through call_model.__self__: the script lives on the trusted side
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
 import json
 import os
 

@@ -1,6 +1,5 @@
 # why: searches the object graph with gc.get_objects
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: gc.get_objects
+# expect: escrita-atomica=falhou ponto-a=ok seis-campos=falhou executavel=ok
 import gc
 import json
 

@@ -1,6 +1,5 @@
 # why: uses inspect.currentframe() to climb to the grader
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: sys._getframe
+# expect: escrita-atomica=falhou ponto-a=ok seis-campos=falhou executavel=ok
 import inspect
 import json
 

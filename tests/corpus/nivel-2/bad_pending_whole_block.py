@@ -1,5 +1,6 @@
-# why: pendingToolUse holds the whole block (with type), not {id, name, input}
-# expect: escrita-atomica=ok ponto-a=falhou seis-campos=falhou executavel=ok
+# why: pendingToolUse holds the whole block (with type): the pending call is recorded (point A), but not in the protocol's shape {id, name, input}
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=falhou executavel=ok
+# says: `pendingToolUse` deveria ser null ou {id, name, input}
 import json
 import os
 

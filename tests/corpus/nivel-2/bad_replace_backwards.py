@@ -1,5 +1,5 @@
 # why: os.replace with the arguments swapped: checkpoint.json never exists at the end
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=ok
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=ok executavel=ok
 import json
 import os
 

@@ -1,6 +1,5 @@
-# why: disables the crash simulator by patching the grader's own class
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: próprio corretor
+# why: patches what it takes for the grader's classes: nothing it can reach decides anything
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=ok executavel=ok
 import json
 import sys
 

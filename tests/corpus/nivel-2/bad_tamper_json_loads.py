@@ -1,6 +1,5 @@
-# why: rebinds json.loads so any file would 'parse'
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: json
+# why: rebinds json.loads so any file would 'parse': the judge reads the disk with its own json, elsewhere
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=ok executavel=ok
 import json
 
 json.loads = lambda *args, **kwargs: {"version": 1}

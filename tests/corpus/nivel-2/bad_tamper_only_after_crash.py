@@ -1,6 +1,5 @@
 # why: behaves only while crashing: patches json.loads from an except clause, then carries on
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=ok
-# says: json.loads
+# expect: escrita-atomica=falhou ponto-a=ok seis-campos=falhou executavel=ok
 import json
 
 

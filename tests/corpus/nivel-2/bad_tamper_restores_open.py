@@ -1,6 +1,6 @@
 # why: puts the untraced io.open back into builtins
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: próprio corretor
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=ok
+# says: caminho que o corretor não acompanha
 import builtins
 import io
 import json

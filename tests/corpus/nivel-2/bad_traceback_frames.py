@@ -1,6 +1,5 @@
 # why: gets frames from an exception's traceback
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: tb_frame
+# expect: escrita-atomica=falhou ponto-a=ok seis-campos=falhou executavel=ok
 import json
 
 

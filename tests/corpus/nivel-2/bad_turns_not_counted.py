@@ -1,5 +1,5 @@
-# why: turns never incremented
-# expect: escrita-atomica=ok ponto-a=falhou seis-campos=falhou executavel=falhou
+# why: turns never incremented: a wrong value (seis-campos) and a wrong returned state (executavel); points A and B are saved
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=falhou executavel=falhou
 import json
 import os
 

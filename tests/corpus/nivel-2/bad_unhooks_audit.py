@@ -1,6 +1,5 @@
 # why: empties the simulator's list of active tracers to silence its audit hook, then overwrites in place
 # expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: vigia de auditoria
 import json
 
 

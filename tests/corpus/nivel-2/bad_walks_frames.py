@@ -1,6 +1,5 @@
 # why: walks up the frames with sys._getframe looking for the grader
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: sys._getframe
+# expect: escrita-atomica=falhou ponto-a=ok seis-campos=falhou executavel=ok
 import sys
 
 frame = sys._getframe()

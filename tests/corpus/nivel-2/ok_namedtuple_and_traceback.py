@@ -33,6 +33,7 @@ def run_agent(task, tools, call_model, execute_tool):
     state = {"version": 1, "task": task, "turns": 0, "tokensUsed": 0,
              "messages": [{"role": "user", "content": task}], "pendingToolUse": None}
     response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += response["usage"]["output_tokens"]
     while response["stop_reason"] == "tool_use":
         state["messages"].append({"role": "assistant", "content": response["content"]})
         block = next(b for b in response["content"] if b["type"] == "tool_use")
@@ -45,4 +46,5 @@ def run_agent(task, tools, call_model, execute_tool):
         state["pendingToolUse"] = None
         save_checkpoint(state, Stage.B)
         response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += response["usage"]["output_tokens"]
     return state

@@ -1,0 +1,30 @@
+# why: never adds usage.output_tokens: tokensUsed stays 0
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=falhou executavel=ok
+# says: `tokensUsed` é 0
+import json
+import os
+
+def save_checkpoint(state):
+    with open("checkpoint.json.tmp", "w", encoding="utf-8") as f:
+        json.dump(state, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace("checkpoint.json.tmp", "checkpoint.json")
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {"version": 1, "task": task, "turns": 0, "tokensUsed": 0,
+             "messages": [{"role": "user", "content": task}], "pendingToolUse": None}
+    response = call_model(tools=tools, messages=state["messages"])
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+        state["pendingToolUse"] = {"id": block["id"], "name": block["name"], "input": block["input"]}
+        save_checkpoint(state)
+        result = execute_tool(block["name"], block["input"])
+        state["messages"].append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": block["id"], "content": result}]})
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+        save_checkpoint(state)
+        response = call_model(tools=tools, messages=state["messages"])
+    return state

@@ -1,0 +1,42 @@
+# why: correct, and keeps a numbered history copy of every checkpoint in checkpoints/antigos/: the live one is judged, not the copies
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=ok
+import json
+import os
+
+DIR = 'checkpoints'
+_saved = [0]
+
+def _write_atomic(path, state):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(state, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def save_checkpoint(state):
+    _saved[0] += 1
+    _write_atomic(os.path.join(DIR, "checkpoint.json"), state)
+    _write_atomic(os.path.join(DIR, "antigos", f"{_saved[0]:04d}", "checkpoint.json"), state)
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {"version": 1, "task": task, "turns": 0, "tokensUsed": 0,
+             "messages": [{"role": "user", "content": task}], "pendingToolUse": None}
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += response["usage"]["output_tokens"]
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+        state["pendingToolUse"] = {"id": block["id"], "name": block["name"], "input": block["input"]}
+        save_checkpoint(state)
+        result = execute_tool(block["name"], block["input"])
+        state["messages"].append({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": block["id"], "content": result}]})
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+        save_checkpoint(state)
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += response["usage"]["output_tokens"]
+    return state
