@@ -144,9 +144,14 @@ def run_in_process(code, filename: str, root: str, job: dict, send, output: Boun
     saved = (os.getcwd(), sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
              sys.dont_write_bytecode, sys.getrecursionlimit(), os.abort, os.kill)
     blocked = {name: sys.modules.get(name, guard.MISSING) for name in BLOCKED_MODULES}
+    # Pyodide imports logging itself: a run's logging.basicConfig must not outlive the run.
+    logging = sys.modules.get("logging")
+    handlers = list(logging.root.handlers) if logging is not None else None
     try:
         return execute(code, filename, root, job, send, output)
     finally:
+        if logging is not None:
+            logging.root.handlers[:] = handlers
         sys.settrace(None)
         sys.setprofile(None)
         (cwd, sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,

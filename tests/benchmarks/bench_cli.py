@@ -3,8 +3,10 @@
     python tests/benchmarks/bench_cli.py [N]
 
 Grades N submissions (default 200), cycling through the nivel-2 corpus, with one
-`python -m graders` run, then reports submissions per second and the median time
-one submission takes on its own. Timings are noisy: read medians and ratios.
+`python -m graders` run, and times N bare `python -c pass` starts run two at a time
+in the same benchmark run: the ratio between the two is the figure to compare.
+Also reports the median time one submission takes on its own. Timings are noisy:
+read medians and ratios.
 """
 
 from __future__ import annotations
@@ -28,6 +30,16 @@ def run_cli(files: list[Path]) -> float:
     return time.perf_counter() - start
 
 
+def bare_starts(count: int) -> float:
+    """N interpreter starts, two at a time: the floor any per-submission process pays."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(lambda _: subprocess.run([sys.executable, "-c", "pass"], check=True), range(count)))
+    return time.perf_counter() - start
+
+
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     with tempfile.TemporaryDirectory() as tmp:
@@ -37,10 +49,12 @@ def main():
             target = Path(tmp) / f"aluno_{i:03d}.py"
             target.write_text(source.read_text())
             files.append(target)
+        bare = bare_starts(count)
         whole = run_cli(files)
         singles = [run_cli([CORPUS[i % len(CORPUS)]]) for i in range(15)]
     print(f"{count} submissões em {whole:.1f} s: {count / whole:.1f} submissões/s "
           f"(corpus nivel-2, {len(CORPUS)} arquivos distintos, {os.cpu_count()} núcleos)")
+    print(f"{count} partidas de `python -c pass`, duas a duas: {bare:.1f} s; razão: {whole / bare:.1f}×")
     print(f"mediana de uma submissão sozinha (processo da CLI incluído): {statistics.median(singles) * 1000:.0f} ms")
 
 

@@ -1,6 +1,7 @@
 # why: overwrites checkpoint.json in place with os.pwritev, which no open/os.write step reports: the folder does not match the reported steps
 # expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
 # says: caminho que o corretor não acompanha
+# mode: cli-only
 import json
 import os
 
