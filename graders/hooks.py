@@ -243,8 +243,9 @@ class FileHooks:
     def install(self):
         import _io
 
+        opener = self.io_open  # one object, so that `builtins.open is io.open` still holds
         for module in (builtins, io, _io):
-            self._patch(module, "open", self.io_open)
+            self._patch(module, "open", opener)
         table = {
             "open": self.os_open, "write": self.os_write, "close": self.os_close,
             "fsync": self.os_fsync, "fdatasync": self.os_fdatasync,

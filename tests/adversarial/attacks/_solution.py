@@ -1,0 +1,61 @@
+# Included verbatim: the reference solution of nivel-2.
+import json
+import os
+
+
+def save_checkpoint(state):
+    final_path = "checkpoint.json"
+    tmp_path = final_path + ".tmp"  # same directory: the rename stays atomic
+
+    with open(tmp_path, "w", encoding="utf-8") as f:
+        f.write(json.dumps(state, ensure_ascii=False, indent=2))
+        f.flush()
+        os.fsync(f.fileno())  # durable against power loss, not only a killed process
+
+    os.replace(tmp_path, final_path)
+
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        # Save point A: the model asked for a tool that has not run yet.
+        state["pendingToolUse"] = {
+            "id": block["id"],
+            "name": block["name"],
+            "input": block["input"],
+        }
+        save_checkpoint(state)
+
+        result = execute_tool(block["name"], block["input"])
+
+        state["messages"].append({
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": block["id"], "content": result},
+            ],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+
+        # Save point B: this turn's tool result is fully recorded in messages.
+        save_checkpoint(state)
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    return state
