@@ -134,23 +134,23 @@ class Progress:
 
 
 def _files_first(argv: list[str]) -> list[str]:
-    """A file named like an option (`-aluno.py`) is a file: put it after `--`."""
-    known = {"-h", "--help", "--format", "--timeout", "--memory", "--jobs", "--isolamento", "--progress", "--no-progress"}
-    options, files = [], []
+    """A file named like an option (`-aluno.py`) is a file: every positional goes after `--`."""
     takes_value = {"--format", "--timeout", "--memory", "--jobs", "--isolamento"}
+    known = takes_value | {"-h", "--help", "--progress", "--no-progress"}
+    options, positionals = [], []
     items = iter(argv)
     for item in items:
         if item == "--":
-            files.extend(items)
+            positionals.extend(items)
         elif item.split("=", 1)[0] in known:
             options.append(item)
             if item in takes_value:
                 options.append(next(items, ""))
-        elif item.startswith("-") and os.path.lexists(item):
-            files.append(item)
+        elif item.startswith("-") and not os.path.lexists(item):
+            options.append(item)  # an unknown option: argparse says so
         else:
-            options.append(item)
-    return options + (["--", *files] if files else [])
+            positionals.append(item)
+    return options + ["--", *positionals]
 
 
 def main(argv=None) -> int:

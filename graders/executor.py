@@ -135,11 +135,12 @@ def execute(code, filename: str, root: str, job: dict, send, output: BoundedOutp
     return end
 
 
-def run_in_process(code, filename: str, root: str, job: dict, send, output: BoundedOutput) -> dict:
-    """`execute` inside the caller's interpreter (Pyodide, tests), leaving it as it was found."""
+def run_in_process(code, filename: str, root: str, job: dict, send, output: BoundedOutput, baseline=None) -> dict:
+    """`execute` inside the caller's interpreter (Pyodide, tests), leaving it as it was found
+    (`baseline`: the watched modules as they were before any student code ran)."""
     from . import guard
 
-    baseline = guard.snapshot()
+    baseline = baseline if baseline is not None else guard.snapshot()
     modules = set(sys.modules)
     saved = (os.getcwd(), sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
              sys.dont_write_bytecode, sys.getrecursionlimit(), os.abort, os.kill)
@@ -147,11 +148,17 @@ def run_in_process(code, filename: str, root: str, job: dict, send, output: Boun
     # Pyodide imports logging itself: a run's logging.basicConfig must not outlive the run.
     logging = sys.modules.get("logging")
     handlers = list(logging.root.handlers) if logging is not None else None
+    signals = _signal_handlers()
     try:
         return execute(code, filename, root, job, send, output)
     finally:
         if logging is not None:
             logging.root.handlers[:] = handlers
+        _restore_signal_handlers(signals)
+        threading = sys.modules.get("threading")
+        if threading is not None:
+            threading.settrace(None)
+            threading.setprofile(None)
         sys.settrace(None)
         sys.setprofile(None)
         (cwd, sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
@@ -167,3 +174,35 @@ def run_in_process(code, filename: str, root: str, job: dict, send, output: Boun
         # Modules the student's code imported are loaded anew next run (logging's handlers...).
         for name in set(sys.modules) - modules:
             sys.modules.pop(name, None)
+
+
+def _signal_handlers() -> dict:
+    try:
+        import signal
+    except ImportError:
+        return {}
+    handlers = {}
+    for name in ("SIGINT", "SIGTERM", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGHUP", "SIGVTALRM", "SIGPROF"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            try:
+                handlers[number] = signal.getsignal(number)
+            except (ValueError, OSError):
+                pass
+    return handlers
+
+
+def _restore_signal_handlers(handlers: dict):
+    import signal
+
+    for number, handler in handlers.items():
+        try:
+            if signal.getsignal(number) is not handler and handler is not None:
+                signal.signal(number, handler)
+        except (ValueError, OSError, TypeError):
+            pass
+    for timer in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"):
+        try:
+            signal.setitimer(getattr(signal, timer), 0)
+        except (AttributeError, ValueError, OSError):
+            pass

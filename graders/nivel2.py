@@ -8,7 +8,6 @@ operations reported, the model and tool calls served, and the folder read after 
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import os
 
@@ -149,22 +148,33 @@ class Nivel2Judge:
         self.shown = shown_path(self.path)
         self.total = len(ref.ops)
         plans = self._plans(ref)
-        # Every "just before" crash run: together they show the disk at each step, as a resume would find it.
-        before = {p: self.runner.run(p) for p in plans if p.torn_at is None}
-        self.timeline = self._timeline(before)
-        tool_runs = {p: run for p, run in before.items() if ref.ops[p.op_index - 1].kind == "tool"}
-        results["ponto-a"] = self.check_point_a(tool_runs)
-        torn_runs = ((p, self.runner.run(p)) for p in plans if p.torn_at is not None)
-        results["escrita-atomica"] = self.check_atomic(list(before.items()), torn_runs)
+        runs: dict[CrashPlan, RunLog] = {}
+
+        def run(plan: CrashPlan) -> RunLog:
+            if plan not in runs:
+                runs[plan] = self.runner.run(plan)
+            return runs[plan]
+
+        self.timeline = history(ref.ops, self.path)
+        results["escrita-atomica"] = self.check_atomic((p, run(p)) for p in plans)
+        # When the write passed, every crash run's folder matched the reported steps: those steps
+        # are the real timeline. Otherwise, read it from the folder of every "just before" crash run.
+        if not results["escrita-atomica"].passed:
+            for plan in plans:
+                if plan.torn_at is None:
+                    run(plan)
+            self.timeline = self._timeline(runs)
+        tool_plans = [p for p in plans if ref.ops[p.op_index - 1].kind == "tool"]
+        results["ponto-a"] = self.check_point_a({p: run(p) for p in tool_plans})
         results["seis-campos"] = self.check_fields()
         return {c: results[c] for c in CODE_CRITERIA}
 
-    def _timeline(self, before: dict) -> list[bytes | None]:
+    def _timeline(self, runs: dict) -> list[bytes | None]:
         """What the live checkpoint held after each step (index i: after op i), read from the crash
         runs' real folders; the reported steps fill in where a run was not sampled or went its own way."""
         timeline = history(self.ref.ops, self.path)
-        for plan, run in before.items():
-            if not self._disagreement(plan, run):
+        for plan, run in runs.items():
+            if plan.torn_at is None and not self._disagreement(plan, run):
                 timeline[plan.op_index - 1] = run.disk.get(self.path)
         timeline[-1] = self.ref.disk.get(self.path)
         return timeline
@@ -317,7 +327,8 @@ class Nivel2Judge:
 
     # --- escrita-atomica ------------------------------------------------------------------
 
-    def check_atomic(self, tool_runs, other_runs) -> CriterionResult:
+    def check_atomic(self, crash_runs) -> CriterionResult:
+        """`crash_runs`: (plan, run) pairs, run lazily: the check stops at the first telling failure."""
         cid = "escrita-atomica"
         hint = ""
         unexplained_ref = unexplained(self.ref.ops, None, self.ref.disk, _is_checkpoint)
@@ -351,7 +362,7 @@ class Nivel2Judge:
                         "os.fsync na pasta, para gravar a própria troca."
                     )
         first = None
-        for plan, run in itertools.chain(tool_runs, other_runs):
+        for plan, run in crash_runs:
             failure = self._crash_failure(plan, run)
             if failure is None:
                 continue

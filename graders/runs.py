@@ -13,7 +13,7 @@ import tempfile
 from .controller import KILL, CrashPlan, RunController, RunLog
 from .disk import read_tree
 from .executor import SYSTEM_TMP, WORKDIR, _dumps, _loads, run_in_process
-from .guard import BoundedOutput, CodeError, compile_student
+from .guard import BoundedOutput, CodeError, compile_student, snapshot
 from .verdict import CriterionResult
 
 
@@ -39,6 +39,11 @@ def _copy(value):
     return _loads(_dumps(value))
 
 
+def _answer(answer: dict) -> dict:
+    """The controller's answers hold fresh copies already (the script is deep-copied per call)."""
+    return dict(answer)
+
+
 class LocalRunner:
     def __init__(self, source: str, filename: str, job: dict):
         self.code = compile_student(source, filename)
@@ -47,6 +52,7 @@ class LocalRunner:
         self.output = ""
         self.base = tempfile.mkdtemp(prefix="correcao-")
         self.count = 0
+        self.baseline = snapshot()
 
     def run(self, plan: CrashPlan | None) -> RunLog:
         self.count += 1
@@ -54,11 +60,12 @@ class LocalRunner:
         controller = RunController(plan, read_disk=lambda: read_tree(root))
 
         def send(message):
-            return _copy(controller.handle(_copy(message)))
+            # The executor builds its reports from JSON copies of what the student handed over.
+            return _answer(controller.handle(message))
 
         try:
             output = BoundedOutput() if plan is None else BoundedOutput(0)
-            end = run_in_process(self.code, self.filename, root, _copy(self.job), send, output)
+            end = run_in_process(self.code, self.filename, root, _copy(self.job), send, output, self.baseline)
             if controller.log.stopped != "crash":
                 controller.handle(_copy(end))
             controller.log.disk = read_tree(root)

@@ -181,3 +181,29 @@ def test_progress_bar_on_stderr(tmp_path):
     assert "Corrigindo [" in run.stderr and "6/6" in run.stderr
     quiet = cli("nivel-2", *files, "--format", "json")
     assert "Corrigindo" not in quiet.stderr  # not a terminal: no bar unless asked
+
+
+def test_odd_inputs_never_break_the_batch(tmp_path):
+    """Dash-named, BOM-prefixed, FIFO, folder and malformed exports: each gets its own verdict."""
+    import os
+
+    source = SOLUTION.read_text(encoding="utf-8")
+    (tmp_path / "-aluno.py").write_text(source, encoding="utf-8")
+    (tmp_path / "bom.py").write_text("\ufeff" + source, encoding="utf-8")
+    os.mkfifo(tmp_path / "cano.py")
+    (tmp_path / "pasta.py").mkdir()
+    header = '{"format": "checkpoints-licao-2/respostas", "version": 1, "exercises": '
+    (tmp_path / "lista.json").write_text(header + "[]}", encoding="utf-8")
+    (tmp_path / "fundo.json").write_text(header + "[" * 100_000 + "]" * 100_000 + "}", encoding="utf-8")
+    names = ["-aluno.py", "bom.py", "cano.py", "pasta.py", "lista.json", "fundo.json"]
+    run = subprocess.run(
+        [sys.executable, "-m", "graders", "nivel-2", *names, "--format", "json"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert run.returncode == 2, run.stderr
+    results = {r["file"]: r for r in json.loads(run.stdout)}
+    assert list(results) == names
+    assert results["-aluno.py"]["passed"] and results["bom.py"]["passed"]
+    for name in names[2:]:
+        assert results[name]["error"] and not results[name]["passed"], name
+    assert "Traceback" not in run.stderr
