@@ -29,6 +29,8 @@ INSIDE_ROOT = "/correcao"
 INSIDE_PACKAGE = "/opt/corretor"
 MAX_LINE = 20 << 20
 RUN_TIMEOUT = 10.0
+# The fork server never runs student code and answers at once; silence means the run stopped it.
+CONTROL_TIMEOUT = 5.0
 
 
 class SandboxBroken(Exception):
@@ -148,7 +150,7 @@ class SandboxRunner:
 
     def _ask(self, message: dict, fds=()) -> dict:
         try:
-            self.control.sock.settimeout(max(0.5, self.deadline - time.monotonic() + 2))
+            self.control.sock.settimeout(min(CONTROL_TIMEOUT, max(0.5, self.deadline - time.monotonic() + 2)))
             self.control.send(message, fds)
             reply, _ = self.control.recv()
         except (OSError, ValueError) as exc:
