@@ -90,6 +90,9 @@ class RunChannel:
 
 
 def _child(run_sock: socket.socket, control: socket.socket, code, init: dict):
+    import gc
+
+    gc.disable()  # a run is short and memory-capped; a collection would touch (and copy) every page
     control.close()
     os.setsid()
     set_limits(init.get("limits", {}))
@@ -146,6 +149,10 @@ def _reap(child: int) -> int:
 
 
 def main():
+    import gc
+    import resource  # noqa: F401 - imported once here, not in every run
+    from . import fence  # noqa: F401
+
     control = socket.socket(fileno=0)
     sys.stdin = None
     _not_dumpable()
@@ -170,6 +177,7 @@ def main():
                 channel.send({"ok": False, "error": str(exc)})
         elif command["cmd"] == "run":
             run_sock = socket.socket(fileno=fds[0])
+            gc.freeze()  # fewer copy-on-write pages in each run
             child = os.fork()
             if child == 0:
                 _child(run_sock, control, code, init)

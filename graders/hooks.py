@@ -63,6 +63,7 @@ class FileHooks:
         self._saved: list[tuple[object, str, object]] = []
         self.dead = False
         self.files = weakref.WeakSet()  # file objects handed to student code
+        self._folders: dict[str, str] = {}  # folder as written -> its realpath (one lstat per component, once)
 
     # --- paths ---------------------------------------------------------------------------
 
@@ -77,7 +78,10 @@ class FileHooks:
             return f"<dir_fd>/{path}"
         full = os.path.join(_real["os_getcwd"](), path)
         folder, name = os.path.split(os.path.normpath(full))
-        full = os.path.join(os.path.realpath(folder), name)
+        real = self._folders.get(folder)
+        if real is None:
+            real = self._folders[folder] = os.path.realpath(folder)
+        full = os.path.join(real, name)
         if full == self.root or full.startswith(self.root + os.sep):
             return os.path.relpath(full, self.root)
         return full
@@ -334,7 +338,7 @@ def open_traced(hooks: FileHooks, file, mode, buffering, encoding, errors, newli
     raw._hooks = hooks
     try:
         line_buffering = False
-        if buffering == 1 or (buffering < 0 and raw.isatty()):
+        if buffering == 1:  # a checkpoint is a regular file, never a terminal
             buffering, line_buffering = -1, True
         if buffering < 0:
             # Fixed, not the device's block size: both engines (3.11 and Pyodide's 3.14) flush alike.

@@ -212,7 +212,8 @@ class Nivel2Judge:
         plans = []
         for op in ref.ops:
             plans.append(CrashPlan(op.index))
-            if op.kind == "write" and op.size > 1:
+            # A torn write matters where a resume reads: a torn temporary file is never read.
+            if op.kind == "write" and op.size > 1 and _is_checkpoint(op.path):
                 for offset in sorted({1, op.size // 2, op.size - 1}):
                     plans.append(CrashPlan(op.index, offset))
         if len(plans) > MAX_CRASH_RUNS:

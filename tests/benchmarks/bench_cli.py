@@ -51,10 +51,19 @@ def main():
             files.append(target)
         bare = bare_starts(count)
         whole = run_cli(files)
+        solution = (ROOT / "exercises" / "nivel-2" / "solution.py").read_text()
+        copies = []
+        for i in range(count):
+            target = Path(tmp) / f"referencia_{i:03d}.py"
+            target.write_text(solution)
+            copies.append(target)
+        reference = run_cli(copies)
         singles = [run_cli([CORPUS[i % len(CORPUS)]]) for i in range(15)]
     print(f"{count} submissões em {whole:.1f} s: {count / whole:.1f} submissões/s "
           f"(corpus nivel-2, {len(CORPUS)} arquivos distintos, {os.cpu_count()} núcleos)")
-    print(f"{count} partidas de `python -c pass`, duas a duas: {bare:.1f} s; razão: {whole / bare:.1f}×")
+    print(f"{count} cópias da solução de referência em {reference:.1f} s: {count / reference:.1f} submissões/s")
+    print(f"{count} partidas de `python -c pass`, duas a duas: {bare:.1f} s; "
+          f"razão: {whole / bare:.1f}× (corpus), {reference / bare:.1f}× (referência)")
     print(f"mediana de uma submissão sozinha (processo da CLI incluído): {statistics.median(singles) * 1000:.0f} ms")
 
 
