@@ -108,19 +108,21 @@ def _article(phrase: str) -> str:
 
 
 def live_path(ref: RunLog) -> str | None:
-    """The checkpoint a resume reads: the checkpoint.json rewritten most often (history copies are written once)."""
-    counts: dict[str, int] = {}
+    """The checkpoint a resume reads: the checkpoint.json changed at the most moments of the loop
+    (a moment: between two calls to the model or the tools). A history copy is made at one moment."""
+    moments: dict[str, set] = {}
+    calls = 0
     for op in ref.ops:
-        if op.failed:
+        if op.kind == "tool":
+            calls += 1
+        if op.failed or op.kind not in ("open", "write", "truncate", "replace", "rename"):
             continue
-        for path in (op.path, op.target):
-            if path and _is_checkpoint(path) and op.kind in ("open", "write", "replace", "rename", "truncate"):
-                if path == op.path and op.kind in ("replace", "rename"):
-                    continue  # moved away: an archive, not a new version
-                counts[path] = counts.get(path, 0) + 1
-    if not counts:
+        changed = op.target if op.kind in ("replace", "rename") else op.path  # moving one away archives it
+        if _is_checkpoint(changed):
+            moments.setdefault(changed, set()).add((op.model_calls, calls))
+    if not moments:
         return None
-    return min(counts, key=lambda p: (-counts[p], p.count("/"), p))
+    return min(moments, key=lambda p: (-len(moments[p]), p.count("/"), p))
 
 
 # --- the judge ---------------------------------------------------------------------------------
