@@ -14,7 +14,7 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
     meta_ids = exercises.criterion_ids(exercise_id)  # raises UnknownExercise
     code_ids = exercises.code_criteria(exercise_id)
     results: dict[str, CriterionResult] = {}
-    output = ""
+    output, timeline = "", None
     if submission.answers is None and not code_ids:
         raise SubmissionError(f"o exercício {exercise_id!r} se responde com o arquivo .json exportado pelo site")
     if submission.answers is not None:
@@ -24,7 +24,7 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
             for cid in code_ids:
                 results[cid] = CriterionResult(cid, False, "Não há código para avaliar.")
         else:
-            graded, output = CODE_GRADERS[exercise_id](submission.code, filename, runner_factory)
+            graded, output, timeline = CODE_GRADERS[exercise_id](submission.code, filename, runner_factory)
             results.update(graded)
     shown = meta_ids if submission.answers is not None else code_ids
-    return Verdict(exercise_id, [results[c] for c in shown], output)
+    return Verdict(exercise_id, [results[c] for c in shown], output, timeline=timeline)

@@ -55,15 +55,15 @@ def shown(path: str) -> str:
     return path[len(WORKDIR) + 1:] if path.startswith(WORKDIR + "/") else path
 
 
-def grade_code(source: str, filename: str = "solucao.py", runner_factory=None) -> tuple[dict[str, CriterionResult], str]:
+def grade_code(source: str, filename: str = "solucao.py", runner_factory=None) -> tuple[dict[str, CriterionResult], str, None]:
     from .runs import code_failure, local_runner
 
     failure = code_failure(source, filename, [CID])
     if failure:
-        return failure, ""
+        return failure, "", None
     runner = (runner_factory or local_runner)(source, filename, job())
     try:
-        return {CID: judge(runner.run(None))}, runner.output
+        return {CID: judge(runner.run(None))}, runner.output, None
     finally:
         runner.close()
 

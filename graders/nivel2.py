@@ -131,6 +131,8 @@ def live_path(ref: RunLog) -> str | None:
 class Nivel2Judge:
     def __init__(self, runner):
         self.runner = runner
+        self.plans: list[CrashPlan] = []
+        self.runs: dict[CrashPlan, RunLog] = {}
         self.script = script()
         self.tool_uses = self.script["tool_uses"]
         self.responses = self.script["responses"]
@@ -149,13 +151,9 @@ class Nivel2Judge:
         self.path = live_path(ref)
         self.shown = shown_path(self.path)
         self.total = len(ref.ops)
-        plans = self._plans(ref)
-        runs: dict[CrashPlan, RunLog] = {}
-
-        def run(plan: CrashPlan) -> RunLog:
-            if plan not in runs:
-                runs[plan] = self.runner.run(plan)
-            return runs[plan]
+        plans = self.plans = self._plans(ref)
+        runs = self.runs = {}
+        run = self.run
 
         self.timeline = history(ref.ops, self.path)
         results["escrita-atomica"] = self.check_atomic((p, run(p)) for p in plans)
@@ -170,6 +168,20 @@ class Nivel2Judge:
         results["ponto-a"] = self.check_point_a({p: run(p) for p in tool_plans})
         results["seis-campos"] = self.check_fields()
         return {c: results[c] for c in CODE_CRITERIA}
+
+    def run(self, plan: CrashPlan) -> RunLog:
+        """The crash run of this plan, run once (the checks and the timeline share it)."""
+        if plan not in self.runs:
+            self.runs[plan] = self.runner.run(plan)
+        return self.runs[plan]
+
+    def crash_points(self) -> dict | None:
+        """Every crash point, its outcome and what it left on disk (None when no crash was simulated)."""
+        if not getattr(self, "plans", None):
+            return None
+        from .crash_points import describe
+
+        return describe(self)
 
     def _timeline(self, runs: dict) -> list[bytes | None]:
         """What the live checkpoint held after each step (index i: after op i), read from the crash
@@ -436,49 +448,60 @@ class Nivel2Judge:
         if sorted({op.path for op in tool_ops}) != sorted(turn_of):
             return CriterionResult(cid, False, "Não dá para verificar o ponto A: run_agent não executou as duas ferramentas do roteiro.")
         for op in tool_ops:
-            k = turn_of[op.path]
-            block = self.tool_uses[k - 1]
-            label = f"Queda simulada durante execute_tool('{block['name']}') (turno {k})"
-            plan = CrashPlan(op.index)
-            run = tool_runs[plan]
-            why = self._disagreement(plan, run)
-            if why:
-                return CriterionResult(cid, False, why)
-            content = run.disk.get(self.path)
-            if content is None:
-                return CriterionResult(
-                    cid, False,
-                    f"{label}: não havia nenhum {self.shown} em disco — a chamada em andamento não deixou rastro. "
-                    "Grave o ponto A (pendingToolUse preenchido) antes de chamar execute_tool.",
-                    disk=disk_view(label, self.shown, None),
-                )
-            try:
-                state = parse(content)
-            except ValueError:
-                return CriterionResult(
-                    cid, False, f"{label}: o {self.shown} em disco {left_on_disk(content)} — não é um JSON completo.",
-                    disk=disk_view(label, self.shown, content),
-                )
-            pending = state.get("pendingToolUse", "ausente") if isinstance(state, dict) else "ausente"
-            if pending in (None, "ausente"):
-                shown = "null" if pending is None else "ausente"
-                return CriterionResult(
-                    cid, False,
-                    f"{label}: o {self.shown} em disco tem pendingToolUse = {shown}, "
-                    "então a chamada em andamento não deixou rastro. Grave o ponto A — pendingToolUse = "
-                    "{id, name, input} do bloco — depois de extrair block e antes de execute_tool.",
-                    disk=disk_view(label, self.shown, content),
-                )
-            # Which call is pending is this criterion; the record's exact shape is «seis-campos».
-            if not isinstance(pending, dict) or any(pending.get(key) != block[key] for key in ("id", "name", "input")):
-                expected = {key: block[key] for key in ("id", "name", "input")}
-                return CriterionResult(
-                    cid, False,
-                    f"{label}: pendingToolUse em disco é {protocol.brief(pending, 120)}, mas a ferramenta em andamento "
-                    f"era {protocol.brief(expected, 120)}.",
-                    disk=disk_view(label, self.shown, content),
-                )
+            failure = self.point_a_failure(op, tool_runs[CrashPlan(op.index)])
+            if failure is not None:
+                return failure
         return self._check_point_b(tool_ops, turn_of)
+
+    def pending_expected(self, op: Op) -> dict | None:
+        """The pendingToolUse a crash inside this tool call should find on disk."""
+        block = next((u for u in self.tool_uses if u["name"] == op.path), None)
+        return {key: block[key] for key in ("id", "name", "input")} if block else None
+
+    def point_a_failure(self, op: Op, run: RunLog) -> CriterionResult | None:
+        """What a crash inside this tool call left that breaks point A (None: the call was on disk)."""
+        cid = "ponto-a"
+        k = next(n for n, u in enumerate(self.tool_uses, start=1) if u["name"] == op.path)
+        label = f"Queda simulada durante execute_tool('{op.path}') (turno {k})"
+        plan = CrashPlan(op.index)
+        why = self._disagreement(plan, run)
+        if why:
+            return CriterionResult(cid, False, why)
+        content = run.disk.get(self.path)
+        if content is None:
+            return CriterionResult(
+                cid, False,
+                f"{label}: não havia nenhum {self.shown} em disco — a chamada em andamento não deixou rastro. "
+                "Grave o ponto A (pendingToolUse preenchido) antes de chamar execute_tool.",
+                disk=disk_view(label, self.shown, None),
+            )
+        try:
+            state = parse(content)
+        except ValueError:
+            return CriterionResult(
+                cid, False, f"{label}: o {self.shown} em disco {left_on_disk(content)} — não é um JSON completo.",
+                disk=disk_view(label, self.shown, content),
+            )
+        pending = state.get("pendingToolUse", "ausente") if isinstance(state, dict) else "ausente"
+        if pending in (None, "ausente"):
+            shown = "null" if pending is None else "ausente"
+            return CriterionResult(
+                cid, False,
+                f"{label}: o {self.shown} em disco tem pendingToolUse = {shown}, "
+                "então a chamada em andamento não deixou rastro. Grave o ponto A — pendingToolUse = "
+                "{id, name, input} do bloco — depois de extrair block e antes de execute_tool.",
+                disk=disk_view(label, self.shown, content),
+            )
+        # Which call is pending is this criterion; the record's exact shape is «seis-campos».
+        expected = self.pending_expected(op)
+        if not isinstance(pending, dict) or any(pending.get(key) != expected[key] for key in expected):
+            return CriterionResult(
+                cid, False,
+                f"{label}: pendingToolUse em disco é {protocol.brief(pending, 120)}, mas a ferramenta em andamento "
+                f"era {protocol.brief(expected, 120)}.",
+                disk=disk_view(label, self.shown, content),
+            )
+        return None
 
     def _check_point_b(self, tool_ops: list[Op], turn_of: dict) -> CriterionResult:
         """After each tool, a checkpoint with its result in messages and nothing pending."""
@@ -557,15 +580,16 @@ def _text(value) -> str:
     return value[:500] if isinstance(value, str) else ""
 
 
-def grade_code(source: str, filename: str = "solucao.py", runner_factory=None) -> tuple[dict[str, CriterionResult], str]:
+def grade_code(source: str, filename: str = "solucao.py", runner_factory=None) -> tuple[dict[str, CriterionResult], str, dict | None]:
     from .runs import code_failure, local_runner
 
     failure = code_failure(source, filename, CODE_CRITERIA)
     if failure:
-        return failure, ""
+        return failure, "", None
     runner = (runner_factory or local_runner)(source, filename, job())
     try:
-        results = Nivel2Judge(runner).grade()
-        return results, runner.output
+        judge = Nivel2Judge(runner)
+        results = judge.grade()
+        return results, runner.output, judge.crash_points()
     finally:
         runner.close()

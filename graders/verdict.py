@@ -23,6 +23,8 @@ class Verdict:
     # What the student's code printed while being graded (capped).
     output: str = ""
     file: str = ""
+    # Every simulated crash and what it left on disk (graders.crash_points), for the timeline.
+    timeline: dict | None = None
 
     @property
     def passed(self) -> bool:
@@ -40,6 +42,8 @@ class Verdict:
         result = {"file": self.file, "exercise": self.exercise, "passed": self.passed, "criteria": criteria}
         if self.output:
             result["output"] = self.output
+        if self.timeline is not None:
+            result["timeline"] = self.timeline
         return result
 
 

@@ -95,9 +95,43 @@ def test_starter_fails_exactly_the_two_fixes_with_messages(lesson):
     atomic = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message")
     assert "Queda simulada" in atomic.inner_text() and "checkpoint.json" in atomic.inner_text()
     assert section.locator("li[data-criterion='ponto-a'] .exercise-criterion__message").is_visible()
-    disk = section.locator(".exercise-disk")
-    assert disk.is_visible() and "Queda simulada" in disk.inner_text()
+    timeline = section.locator(".exercise-timeline")
+    assert timeline.is_visible() and "Queda" in timeline.inner_text()
+    assert section.locator(".exercise-disk").is_hidden()  # the timeline carries the disk views
     assert section.get_by_role("button", name="Ver a solução de referência").is_hidden()
+
+
+def test_crash_timeline_selects_the_first_failure_and_shows_its_bytes(lesson):
+    """In-place writes with point A: the timeline opens on the first crash that broke the file."""
+    from conftest import ROOT
+
+    page, _ = lesson
+    source = (ROOT / "tests" / "corpus" / "nivel-2" / "bad_only_point_a_fixed.py").read_text(encoding="utf-8")
+    set_code(page, "nivel-2", source)
+    verify(page, "nivel-2")
+    section = widget(page, "nivel-2")
+    marks = section.locator(".crash-timeline__mark")
+    chosen = section.locator(".crash-timeline__mark[aria-checked='true']")
+    assert chosen.count() == 1 and chosen.get_attribute("data-outcome") == "falhou"
+    outcomes = [m.get_attribute("data-outcome") for m in marks.all()]
+    assert chosen.get_attribute("data-n") == str(outcomes.index("falhou") + 1), "not the first failing crash"
+    detail = section.locator(".crash-timeline__detail")
+    assert "Não é um JSON completo (0 bytes)" in detail.inner_text()
+    assert section.locator(".crash-timeline__live").inner_text().endswith("falhou. logo antes da escrita de 850 bytes em checkpoint.json.")
+    # The next crash tears that write after its first byte: exactly that byte is on disk.
+    chosen.focus()
+    page.keyboard.press("ArrowRight")
+    after = section.locator(".crash-timeline__mark[aria-checked='true']")
+    assert page.evaluate("document.activeElement.getAttribute('aria-checked')") == "true"
+    assert "depois de 1 bytes" in detail.inner_text()
+    assert section.locator(".crash-timeline__disk").inner_text() == "{"
+    page.keyboard.press("End")
+    assert section.locator(".crash-timeline__mark[aria-checked='true']").get_attribute("data-n") == str(len(outcomes))
+    # The table alternative lists the same crashes, in order, with the same outcomes.
+    section.locator(".crash-timeline__table summary").click()
+    rows = section.locator(".crash-timeline__table tbody tr")
+    assert [r.get_attribute("data-outcome") for r in rows.all()] == outcomes
+    assert rows.count() == marks.count()
 
 
 def test_executar_shows_the_run_and_a_traceback_into_the_editor(lesson):

@@ -3,6 +3,7 @@
 import { createEditor } from "../vendor/codemirror.min.js";
 import { sharedRuntime } from "./runtime.js";
 import * as storage from "./storage.js";
+import { renderTimeline } from "./timeline.js";
 
 const SAVE_DELAY_MS = 400;
 // Widgets of the current page; those left behind by instant navigation are disposed.
@@ -164,9 +165,12 @@ export class ExerciseWidget {
       el("summary", {}, "O que ficou em disco na queda simulada"),
       el("p", { class: "exercise-disk__crash" }),
       el("pre", { class: "exercise-disk__content", tabindex: "0" }));
+    this.timelineBox = el("section", { class: "exercise-timeline", hidden: true, "aria-labelledby": `linha-${this.id}-titulo` },
+      el("p", { class: "exercise-timeline__title", id: `linha-${this.id}-titulo` }, el("strong", {}, "Linha do tempo das quedas simuladas")),
+      el("div", { class: "crash-timeline" }));
     this.solution = el("div", { class: "exercise-solution", hidden: true },
       el("button", { type: "button", class: "md-button", onclick: () => this.revealSolution() }, "Ver a solução de referência"));
-    list.after(this.summary, this.disk, this.solution);
+    list.after(this.summary, this.disk, this.timelineBox, this.solution);
   }
 
   setCriterion(li, state, message = "", hint = "") {
@@ -191,8 +195,16 @@ export class ExerciseWidget {
       ? "Todas as verificações passaram."
       : `${passed} de ${total} verificações passaram${restored ? " na última vez que você verificou" : ""}.`;
     this.summary.dataset.state = verdict.passed ? "ok" : "falhou";
-    this.renderDisk(firstDisk);
+    // The timeline shows every crash with its disk view; the single disk panel is for the others.
+    this.renderDisk(verdict.timeline ? null : firstDisk);
+    this.renderTimeline(verdict.timeline);
     this.solution.hidden = !(verdict.passed && this.data.starter != null);
+  }
+
+  renderTimeline(timeline) {
+    this.timelineBox.hidden = !timeline?.points?.length;
+    if (this.timelineBox.hidden) return;
+    renderTimeline(this.timelineBox.querySelector(".crash-timeline"), timeline, { prefix: `linha-${this.id}` });
   }
 
   renderDisk(disk) {

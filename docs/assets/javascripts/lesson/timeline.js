@@ -1,0 +1,146 @@
+// Crash timeline: every simulated crash of a graded run on one axis, grouped by part of the loop
+// (A1, ferramenta 1, B1…), each a mark coloured by its outcome; selecting one shows what a resumed
+// process would find on disk beside what the protocol expected. The data is the judge's own
+// (graders/crash_points.py). Self-contained: the instructor's HTML report inlines this file.
+
+const OUTCOME = { ok: "ok", falhou: "falhou" };
+
+function node(tag, attrs = {}, ...children) {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (name === "class") element.className = value;
+    else if (name.startsWith("on")) element.addEventListener(name.slice(2), value);
+    else if (value !== false && value != null) element.setAttribute(name, value === true ? "" : value);
+  }
+  element.append(...children.filter((c) => c != null));
+  return element;
+}
+
+/** Code in `backticks` as <code>, the rest as text. */
+function rich(text) {
+  const fragment = document.createDocumentFragment();
+  String(text || "").split("`").forEach((part, i) => fragment.append(i % 2 ? node("code", {}, part) : part));
+  return fragment;
+}
+
+function pointName(point, total) {
+  return `Queda ${point.n} de ${total}`;
+}
+
+function diskText(disk, path) {
+  if (!disk.exists) return `(não havia nenhum ${path} em disco)`;
+  if (disk.json != null) return disk.json + (disk.cut ? "\n… [cortado]" : "");
+  if (!disk.bytes) return "(arquivo vazio: 0 bytes)";
+  return disk.text + (disk.cut ? "… [cortado]" : "");
+}
+
+function diskNote(disk) {
+  if (!disk.exists) return "Arquivo ausente.";
+  if (disk.json != null) return `JSON completo (${disk.bytes} bytes), abre na retomada:`;
+  return `Não é um JSON completo (${disk.bytes} bytes): json.loads falharia. Os bytes, como ficaram:`;
+}
+
+/**
+ * Render `timeline` into `host`; returns {select(n), selected()}.
+ * `prefix` keeps ids unique when several timelines share a page.
+ */
+export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
+  const points = timeline.points || [];
+  const total = points.length;
+  const failed = points.filter((p) => p.outcome === "falhou").length;
+  const marks = [];
+  const live = node("p", { class: "crash-timeline__live", "aria-live": "polite" });
+  const where = node("p", { class: "crash-timeline__where" });
+  const message = node("p", { class: "crash-timeline__message" });
+  const found = node("pre", { class: "crash-timeline__disk", tabindex: "0" });
+  const foundNote = node("p", { class: "crash-timeline__note" });
+  const expected = node("p", { class: "crash-timeline__expected" });
+  let current = -1;
+
+  function select(index, { focus = false } = {}) {
+    if (index < 0 || index >= total) return;
+    if (current >= 0) {
+      marks[current].setAttribute("aria-checked", "false");
+      marks[current].tabIndex = -1;
+    }
+    current = index;
+    const mark = marks[index];
+    mark.setAttribute("aria-checked", "true");
+    mark.tabIndex = 0;
+    if (focus) mark.focus();
+    const point = points[index];
+    const disk = timeline.disks[point.disk];
+    const outcome = OUTCOME[point.outcome] || point.outcome;
+    where.replaceChildren(node("strong", {}, pointName(point, total)), ` · ${point.group} · ${point.where} · `,
+      node("span", { class: "crash-timeline__badge", "data-outcome": point.outcome }, outcome));
+    message.replaceChildren(rich(point.message || "Nada de errado neste ponto: a retomada encontraria o que o protocolo espera."));
+    foundNote.textContent = diskNote(disk);
+    found.textContent = diskText(disk, timeline.path);
+    found.dataset.torn = String(disk.exists && disk.json == null);
+    expected.replaceChildren(rich(point.expected));
+    live.textContent = `${pointName(point, total)}: ${outcome}. ${point.where}.`;
+  }
+
+  function onKey(event) {
+    const moves = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 };
+    let next = null;
+    if (event.key in moves) next = current + moves[event.key];
+    else if (event.key === "Home") next = 0;
+    else if (event.key === "End") next = total - 1;
+    if (next == null) return;
+    event.preventDefault();
+    select(Math.max(0, Math.min(total - 1, next)), { focus: true });
+  }
+
+  const axis = node("div", {
+    class: "crash-timeline__axis", role: "radiogroup", "aria-label": `Quedas simuladas (${total})`,
+    onkeydown: onKey,
+  });
+  for (const group of timeline.groups || []) {
+    const box = node("div", { class: "crash-timeline__group", "data-group": group },
+      node("span", { class: "crash-timeline__group-label", "aria-hidden": "true" }, group));
+    points.forEach((point, index) => {
+      if (point.group !== group) return;
+      const outcome = OUTCOME[point.outcome] || point.outcome;
+      const mark = node("button", {
+        type: "button", role: "radio", class: "crash-timeline__mark", "data-outcome": point.outcome,
+        "data-n": point.n, "aria-checked": "false", tabindex: "-1",
+        "aria-label": `${pointName(point, total)}, ${group}: ${point.where} — ${outcome}`,
+        title: `${pointName(point, total)}: ${point.where} — ${outcome}`,
+        onclick: () => select(index, { focus: true }),
+      }, point.outcome === "falhou" ? "✗" : "✓");
+      marks[index] = mark;
+      box.append(mark);
+    });
+    axis.append(box);
+  }
+
+  const rows = points.map((point, index) => node("tr", { "data-outcome": point.outcome },
+    node("td", {}, String(point.n)), node("td", {}, point.group), node("td", {}, point.where),
+    node("td", {}, node("button", { type: "button", class: "crash-timeline__show", onclick: () => select(index, { focus: true }) },
+      OUTCOME[point.outcome] || point.outcome)),
+  ));
+  const table = node("details", { class: "crash-timeline__table" },
+    node("summary", {}, "Ver todas as quedas numa tabela"),
+    node("table", {},
+      node("caption", {}, `Quedas simuladas: ${total}, das quais ${failed} deixaram o disco errado`),
+      node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "#"), node("th", { scope: "col" }, "Parte do loop"),
+        node("th", { scope: "col" }, "Momento da queda"), node("th", { scope: "col" }, "Resultado"))),
+      node("tbody", {}, ...rows)));
+
+  const legend = `Cada marca é uma queda simulada (${total} no total; ${failed} deixaram o disco errado). ` +
+    "A1 é depois que o modelo pede a 1ª ferramenta, antes de ela rodar; B1, depois que ela rodou. " +
+    "Selecione uma marca (ou use as setas) para ver o que a retomada encontraria.";
+  host.replaceChildren(
+    node("p", { class: "crash-timeline__intro", id: `${prefix}-intro` }, legend),
+    axis, live,
+    node("div", { class: "crash-timeline__detail" }, where, message,
+      node("div", { class: "crash-timeline__columns" },
+        node("section", {}, node("p", { class: "crash-timeline__heading" }, `O que a retomada encontraria em ${timeline.path}`), foundNote, found),
+        node("section", {}, node("p", { class: "crash-timeline__heading" }, "O que o protocolo esperava ali"), expected))),
+    table);
+  axis.setAttribute("aria-describedby", `${prefix}-intro`);
+  const first = points.findIndex((p) => p.outcome === "falhou");
+  if (total) select(first >= 0 ? first : 0);
+  return { select, selected: () => points[current] };
+}
