@@ -13,7 +13,7 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from . import exercises, report
+from . import exercises, html_report, report
 from .grading import grade
 from .sandbox import SandboxBroken, SandboxRunner, bwrap_problem
 from .submission import SubmissionError, read
@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("exercise", metavar="EXERCICIO", help="um de: " + ", ".join(exercises.EXERCISE_IDS))
     parser.add_argument("files", metavar="ARQUIVO", nargs="+", help=".py (código) ou .json (respostas exportadas pelo site)")
-    parser.add_argument("--format", choices=("text", "json", "csv"), default="text", help="formato da saída (padrão: text)")
+    parser.add_argument("--format", choices=("text", "json", "csv", "html"), default="text",
+                        help="formato da saída (padrão: text; html: um relatório da turma num arquivo só)")
     parser.add_argument("--timeout", type=float, default=30.0, help="segundos por submissão (padrão: 30)")
     parser.add_argument("--memory", type=int, default=1024, help="memória máxima por submissão, em MB (padrão: 1024)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissões corrigidas ao mesmo tempo")
@@ -205,6 +206,8 @@ def main(argv=None) -> int:
         sys.stdout.write(report.render_json(results))
     elif args.format == "csv":
         sys.stdout.write(report.render_csv(results, args.exercise))
+    elif args.format == "html":
+        sys.stdout.write(html_report.render_html(results, args.exercise))
     else:
         sys.stdout.write(report.render_text(results))
     if any("error" in r for r in results):
