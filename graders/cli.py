@@ -91,7 +91,8 @@ def grade_file(exercise: str, path: str, timeout: float, memory_mb: int, isolate
         verdict = grade(exercise, submission, os.path.basename(path), runner_factory=factory)
         if time.monotonic() > deadline:
             return _failed(exercise, path, submission,
-                           f"Tempo esgotado ({timeout:g} s): o código provavelmente entra em um laço infinito.")
+                           f"Tempo esgotado ({timeout:g} s): a correção deste arquivo não terminou — o código provavelmente "
+                           "entra em um laço infinito ou é lento demais.")
         data = verdict.to_dict()
         data["file"] = path
         data.pop("output", None)
@@ -99,7 +100,8 @@ def grade_file(exercise: str, path: str, timeout: float, memory_mb: int, isolate
     except SandboxBroken:
         if time.monotonic() > deadline:
             return _failed(exercise, path, submission,
-                           f"Tempo esgotado ({timeout:g} s): o código provavelmente entra em um laço infinito.")
+                           f"Tempo esgotado ({timeout:g} s): a correção deste arquivo não terminou — o código provavelmente "
+                           "entra em um laço infinito ou é lento demais.")
         return _failed(exercise, path, submission,
                        "O processo de correção parou de responder: o código provavelmente o encerrou à força.")
     except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch

@@ -167,6 +167,8 @@ class SandboxRunner:
             os.mkdir(path)
 
     def run(self, plan) -> RunLog:
+        if time.monotonic() > self.deadline:
+            return RunLog(plan, stopped="timeout")  # the submission's time is up: no more runs
         self._wipe()
         controller = RunController(plan, read_disk=lambda: read_tree(self.host_root))
         ours, theirs = socket.socketpair()
