@@ -73,7 +73,7 @@ def bwrap_command(host_root: str) -> list[str]:
 
 
 def _python_args(package_parent: str) -> list[str]:
-    return ["-I", "-B", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+    return ["-I", "-B", "-S", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
             "from graders.forkserver import main; main()"]
 
 
