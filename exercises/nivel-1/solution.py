@@ -1,4 +1,5 @@
 import json
+import os
 
 
 def save_checkpoint(state):
@@ -10,5 +11,7 @@ def save_checkpoint(state):
         "messages": state["messages"],
         "pendingToolUse": state["pendingToolUse"],
     }
-    with open("checkpoint.json", "w", encoding="utf-8") as f:
+    # The same care as in the lesson: a whole temporary file, then an atomic swap.
+    with open("checkpoint.json.tmp", "w", encoding="utf-8") as f:
         f.write(json.dumps(checkpoint, ensure_ascii=False))
+    os.replace("checkpoint.json.tmp", "checkpoint.json")

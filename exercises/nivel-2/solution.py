@@ -25,7 +25,7 @@ def run_agent(task, tools, call_model, execute_tool):
     }
 
     response = call_model(tools=tools, messages=state["messages"])
-    state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+    state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
 
     while response["stop_reason"] == "tool_use":
         state["messages"].append({"role": "assistant", "content": response["content"]})
@@ -55,6 +55,6 @@ def run_agent(task, tools, call_model, execute_tool):
         save_checkpoint(state)
 
         response = call_model(tools=tools, messages=state["messages"])
-        state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+        state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
 
     return state
