@@ -27,4 +27,7 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
             graded, output, timeline = CODE_GRADERS[exercise_id](submission.code, filename, runner_factory)
             results.update(graded)
     shown = meta_ids if submission.answers is not None else code_ids
+    labels = {c["id"]: c["label"] for c in exercises.load(exercise_id)["criteria"]}
+    for c in shown:
+        results[c].label = labels[c]  # the full criterion, shown once the student has committed
     return Verdict(exercise_id, [results[c] for c in shown], output, timeline=timeline)

@@ -14,6 +14,8 @@ class CriterionResult:
     hint: str = ""
     # What checkpoint.json held at the simulated crash that failed, for the disk view.
     disk: dict | None = None
+    # The criterion's full text (the page shows only a neutral title before verification).
+    label: str = ""
 
 
 @dataclass
@@ -34,6 +36,8 @@ class Verdict:
         criteria = []
         for c in self.criteria:
             item = {"id": c.id, "passed": c.passed, "message": c.message}
+            if c.label:
+                item["label"] = c.label
             if c.hint:
                 item["hint"] = c.hint
             if c.disk is not None:

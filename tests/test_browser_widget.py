@@ -94,6 +94,9 @@ def test_starter_fails_exactly_the_two_fixes_with_messages(lesson):
     section = widget(page, "nivel-2")
     atomic = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message")
     assert "Queda simulada" in atomic.inner_text() and "checkpoint.json" in atomic.inner_text()
+    # Verified: the neutral title has given way to the full criterion.
+    label = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__label").inner_text()
+    assert "os.replace" in label and label != "Correção um: a gravação"
     assert section.locator("li[data-criterion='ponto-a'] .exercise-criterion__message").is_visible()
     timeline = section.locator(".exercise-timeline")
     assert timeline.is_visible() and "Queda" in timeline.inner_text()

@@ -223,3 +223,26 @@ def test_comparison_table_agrees_with_the_recap(lesson):
     text = " ".join(lesson.text.split())
     assert "para onde você volta?" in text
     assert "“para onde volto se não gostei?”" not in text and "“de onde continuo se o processo morreu?”" not in text
+
+
+@pytest.mark.parametrize("exercise_id", ["quiz-sobrescrita", "nivel-1", "nivel-2"])
+def test_criteria_shown_before_verification_give_no_answer_away(site_dir, exercise_id):
+    """Before the student commits, each criterion is a neutral title: no correct option, no full criterion."""
+    import re
+
+    page = (site_dir / "licao-2" / "index.html").read_text(encoding="utf-8")
+    section = re.search(rf'<section class="exercise" data-exercise="{exercise_id}".*?</section>', page, re.S).group(0)
+    shown = " ".join(re.sub(r"<[^>]+>", " ", re.search(r'<ol class="exercise-criteria".*?</ol>', section, re.S).group(0)).split())
+    data = exercise_meta(exercise_id)
+    for criterion in data["criteria"]:
+        assert " ".join(re.sub(r"[`*]", "", criterion["title"]).split()) in shown
+        assert re.sub(r"[`*]", "", criterion["label"])[:40] not in shown
+    for question in data.get("questions", []):
+        if question.get("type") == "multiple":
+            continue  # the missing fields themselves: the titles name the topic of each ("Sobre `task`")
+        for option in question["options"]:
+            if option.get("correct"):
+                text = " ".join(re.sub(r"[`*]", "", option["text"]).split())
+                assert text[:30] not in shown, (question["id"], text)
+    fields = ("version", "task", "turns", "tokensUsed", "pendingToolUse")
+    assert not any(all(f in li for f in fields) for li in re.findall(r"<li[^>]*data-criterion.*?</li>", section, re.S))

@@ -42,6 +42,8 @@ def load_exercise(exercise_id: str) -> dict:
     ids = [c.get("id") for c in criteria]
     if not criteria or not all(ids) or len(set(ids)) != len(ids):
         raise SuperFencesException(f"{path}: cada critério precisa de um `id` único.")
+    if not all(c.get("title") and c.get("label") for c in criteria):
+        raise SuperFencesException(f"{path}: cada critério precisa de `title` (neutro, mostrado antes) e `label`.")
     for q in data.get("questions", []):
         correct = sum(bool(o.get("correct")) for o in q.get("options", []))
         if q.get("criterion") not in ids or correct < 1 or (q.get("type") != "multiple" and correct != 1):
@@ -59,7 +61,7 @@ def _criteria_html(exercise_id: str, criteria: list[dict]) -> str:
     items = "".join(
         f'<li class="exercise-criterion" data-criterion="{html.escape(c["id"])}" data-state="{PENDING}">'
         f'<span class="exercise-criterion__state">{PENDING}</span> '
-        f'<span class="exercise-criterion__label">{_inline(c["label"])}</span></li>'
+        f'<span class="exercise-criterion__label">{_inline(c["title"])}</span></li>'
         for c in criteria
     )
     return (

@@ -173,8 +173,10 @@ export class ExerciseWidget {
     list.after(this.summary, this.disk, this.timelineBox, this.solution);
   }
 
-  setCriterion(li, state, message = "", hint = "") {
+  setCriterion(li, state, message = "", hint = "", label = "") {
     li.dataset.state = state;
+    // Once the student has committed, the neutral title gives way to the full criterion.
+    if (label) li.querySelector(".exercise-criterion__label").replaceChildren(richText(label));
     li.querySelector(".exercise-criterion__state").textContent = STATE_TEXT[state];
     li.querySelectorAll(".exercise-criterion__message").forEach((m) => m.remove());
     const text = state === "falhou" ? message : hint;
@@ -186,7 +188,7 @@ export class ExerciseWidget {
     for (const c of verdict.criteria) {
       const li = this.criteria.get(c.id);
       if (!li) continue;
-      this.setCriterion(li, c.passed ? "ok" : "falhou", c.message, c.hint);
+      this.setCriterion(li, c.passed ? "ok" : "falhou", c.message, c.hint, c.label);
       if (!c.passed && c.disk && !firstDisk) firstDisk = c.disk;
     }
     const passed = verdict.criteria.filter((c) => c.passed).length;
