@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from . import exercises
 from .verdict import CriterionResult
 
@@ -52,5 +54,7 @@ def grade_answers(exercise_id: str, answers: dict | None) -> dict[str, Criterion
         if notes:
             results[criterion] = CriterionResult(criterion, False, " ".join(notes))
         else:
-            results[criterion] = CriterionResult(criterion, True, hint=" ".join(praise))
+            # One "Isso:" for the criterion, not one per question.
+            praise = praise[:1] + [re.sub(r"^Isso[.:]\s*", "", p, count=1) for p in praise[1:]]
+            results[criterion] = CriterionResult(criterion, True, hint=" ".join(p[:1].upper() + p[1:] for p in praise))
     return results

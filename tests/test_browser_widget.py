@@ -479,3 +479,25 @@ def test_parar_while_python_loads_cancels_the_check(browser, site_url):
     )
     assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
     context.close()
+
+
+def test_options_are_shuffled_per_student_and_the_order_survives_a_reload(browser, site_url):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    shown = """() => Object.fromEntries([...document.querySelectorAll('fieldset.exercise-question')]
+        .map(f => [f.dataset.question, [...f.querySelectorAll('input')].map(i => i.value)]))"""
+    before = page.evaluate(shown)
+    authored = {q["id"]: [o["id"] for o in q["options"]]
+                for exercise in exercises.EXERCISE_IDS for q in exercises.questions(exercise)}
+    assert {q: sorted(ids) for q, ids in before.items()} == {q: sorted(ids) for q, ids in authored.items()}
+    assert sum(before[q] != authored[q] for q in before) >= 3, "the options are not shuffled"
+    choose(page, "quiz-sobrescrita", {"resposta": "meio-documento"})
+    page.wait_for_function("() => localStorage.getItem('licao-2/exercicio/quiz-sobrescrita') !== null")
+    page.reload()
+    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    after = page.evaluate(shown)
+    assert after["resposta"] == before["resposta"]
+    assert widget(page, "quiz-sobrescrita").locator("input[value='meio-documento']").is_checked()
+    context.close()

@@ -246,3 +246,17 @@ def test_criteria_shown_before_verification_give_no_answer_away(site_dir, exerci
                 assert text[:30] not in shown, (question["id"], text)
     fields = ("version", "task", "turns", "tokensUsed", "pendingToolUse")
     assert not any(all(f in li for f in fields) for li in re.findall(r"<li[^>]*data-criterion.*?</li>", section, re.S))
+
+
+def test_the_right_option_is_neither_usually_first_nor_usually_longest():
+    from graders import exercises
+
+    single = [q for e in exercises.EXERCISE_IDS for q in exercises.questions(e) if q.get("type") != "multiple"]
+    assert len(single) >= 10
+    first = sum(bool(q["options"][0].get("correct")) for q in single)
+    longest = sum(bool(max(q["options"], key=lambda o: len(o["text"])).get("correct")) for q in single)
+    assert first <= len(single) // 2 and longest <= len(single) // 2, (first, longest)
+    for q in single:
+        wrong = [o for o in q["options"] if not o.get("correct")]
+        assert all(o.get("feedback") for o in wrong), q["id"]  # each misconception has its own feedback
+        assert len({o["feedback"] for o in wrong}) == len(wrong), q["id"]

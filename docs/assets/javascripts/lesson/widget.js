@@ -28,6 +28,17 @@ function richText(text) {
   return fragment;
 }
 
+/** A uniformly random permutation (Fisher–Yates over crypto randomness). */
+function shuffled(items) {
+  const random = new Uint32Array(items.length);
+  crypto.getRandomValues(random);
+  for (let i = items.length - 1; i > 0; i -= 1) {
+    const j = random[i] % (i + 1);
+    [items[i], items[j]] = [items[j], items[i]];
+  }
+  return items;
+}
+
 function isDark() {
   return document.body.getAttribute("data-md-color-scheme") === "slate";
 }
@@ -58,6 +69,7 @@ export class ExerciseWidget {
     this.section.prepend(this.alertBox);
     if (problem) this.alert(`Atenção: ${problem}. Este exercício recomeça do código inicial.`);
     // Without a saved record, keep what the student may already have ticked while the page loaded.
+    this.applyOptionOrder(record?.order);
     if (record?.answers) this.restoreAnswers(record.answers);
     for (const fieldset of this.questions) fieldset.addEventListener("change", () => this.scheduleSave());
     if (this.data.starter != null) this.mountEditor(record?.code ?? this.data.starter);
@@ -87,6 +99,20 @@ export class ExerciseWidget {
       result[fieldset.dataset.question] = multiple ? checked : (checked[0] ?? null);
     }
     return result;
+  }
+
+  /** Options in an order of this student's own, kept with their record once they start. */
+  applyOptionOrder(saved) {
+    this.order = {};
+    for (const fieldset of this.questions) {
+      const question = fieldset.dataset.question;
+      const list = fieldset.querySelector(".exercise-question__options");
+      const byId = new Map([...list.children].map((li) => [li.querySelector("input").value, li]));
+      let ids = Array.isArray(saved?.[question]) ? saved[question].filter((id) => byId.has(id)) : [];
+      if (new Set(ids).size !== byId.size) ids = shuffled([...byId.keys()]);
+      list.append(...ids.map((id) => byId.get(id)));
+      this.order[question] = ids;
+    }
   }
 
   restoreAnswers(answers) {
@@ -331,6 +357,7 @@ export class ExerciseWidget {
 
   fields() {
     const fields = { answers: this.answers() };
+    if (this.questions.length) fields.order = this.order;
     if (this.editor) fields.code = this.code();
     return fields;
   }
