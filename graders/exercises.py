@@ -48,3 +48,9 @@ def questions(exercise_id: str) -> list[dict]:
 
 def read_text(exercise_id: str, name: str) -> str:
     return (EXERCISES_DIR / exercise_id / name).read_text(encoding="utf-8")
+
+
+def writings(exercise_id: str) -> list[dict]:
+    """The written answers the exercise asks for (not graded): id, prompt, model, and for a box
+    tied to an option, the question and option that make it appear."""
+    return list(load(exercise_id).get("writings", []))

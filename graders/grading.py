@@ -30,4 +30,12 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
     labels = {c["id"]: c["label"] for c in exercises.load(exercise_id)["criteria"]}
     for c in shown:
         results[c].label = labels[c]  # the full criterion, shown once the student has committed
-    return Verdict(exercise_id, [results[c] for c in shown], output, timeline=timeline)
+    verdict = Verdict(exercise_id, [results[c] for c in shown], output, timeline=timeline)
+    if submission.answers is not None:
+        texts = submission.texts or {}
+        verdict.writings = [
+            {"id": w["id"], "prompt": w["prompt"], "text": texts.get(w["id"], "") if isinstance(texts.get(w["id"]), str) else "",
+             "model": w["model"]}
+            for w in exercises.writings(exercise_id)
+        ]
+    return verdict

@@ -196,7 +196,29 @@ def render_text(results) -> str:
             mark = "ok    " if c["passed"] else "falhou"
             note = c["message"] or c.get("hint", "")
             lines.append(f"  [{mark}] {c['id']}" + (f": {note}" if note else ""))
+        written = _written(r)
+        if written:
+            lines.append("  Respostas escritas (não entram na nota):")
+            lines += [f"    {wid}: {clean(text)}" for wid, text in written.items()]
     return "\n".join(lines) + "\n"
+
+
+def _written(result: dict) -> dict[str, str]:
+    """{writing id: the student's text} for the written answers that are not blank."""
+    found = {}
+    writings = result.get("writings")
+    if isinstance(writings, list):
+        for w in writings:
+            if isinstance(w, dict) and isinstance(w.get("id"), str) and isinstance(w.get("text"), str) and w["text"].strip():
+                found[w["id"]] = w["text"]
+    return found
+
+
+def _writing_ids(exercise: str) -> list[str]:
+    try:
+        return [w["id"] for w in exercises.writings(exercise)]
+    except Exception:  # noqa: BLE001 - unknown exercise: no written-answer columns
+        return []
 
 
 def _cell(value) -> str:
@@ -217,16 +239,20 @@ def _criterion_ids(exercise: str, normalised: list[dict]) -> list[str]:
 
 def render_csv(results, exercise: str) -> str:
     """A header, then one row per file: file, exercise, passed (sim/não), one column per criterion
-    of `exercise` (ok / falhou / empty), error. Every row has the header's column count."""
+    of `exercise` (ok / falhou / empty), error, then one `texto:<id>` column per written answer
+    the exercise asks for. Every row has the header's column count."""
     normalised = [_normalise(r)[0] for r in _results(results)]
     ids = _criterion_ids(exercise, normalised)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow([_cell(v) for v in ("file", "exercise", "passed", *ids, "error")])
+    texts = _writing_ids(exercise)
+    writer.writerow([_cell(v) for v in ("file", "exercise", "passed", *ids, "error", *(f"texto:{t}" for t in texts))])
     for r in normalised:
         states = {c["id"]: ("ok" if c["passed"] else "falhou") for c in r["criteria"]}
+        written = _written(r)
         writer.writerow([_cell(r["file"]), _cell(exercise), "sim" if r["passed"] else "não",
-                         *(states.get(i, "") for i in ids), _cell(r.get("error", ""))])
+                         *(states.get(i, "") for i in ids), _cell(r.get("error", "")),
+                         *(_cell(written.get(t, "")) for t in texts)])
     return buffer.getvalue()
 
 

@@ -73,7 +73,8 @@ def bwrap_command(host_root: str) -> list[str]:
 
 
 def _python_args(package_parent: str) -> list[str]:
-    return ["-I", "-B", "-S", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+    # Not -S: site adds builtins student code may use (exit, quit), as in the browser.
+    return ["-I", "-B", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
             "from graders.forkserver import main; main()"]
 
 

@@ -28,6 +28,8 @@ class Submission:
     # None: a bare .py file, graded on its code criteria only.
     # Otherwise {question id: option id | [option ids]} (unanswered questions are absent).
     answers: dict | None
+    # The student's written answers, {writing id: text} (not graded; shown to the instructor).
+    texts: dict | None = None
 
 
 def from_python(text: str) -> Submission:
@@ -122,7 +124,29 @@ def _entry(exercise_id: str, entry) -> Submission:
     code = entry.get("code")
     if code is not None and not isinstance(code, str):
         raise SubmissionError(f"o campo code de {_describe(exercise_id)} deveria ser texto (veio {_describe(code)})")
-    return Submission(code=code, answers=_answers(exercise_id, entry.get("answers")))
+    return Submission(code=code, answers=_answers(exercise_id, entry.get("answers")),
+                      texts=_texts(exercise_id, entry.get("texts")))
+
+
+MAX_TEXT = 5000
+
+
+def _texts(exercise_id: str, raw) -> dict | None:
+    """{writing id: text}: text only, each capped (a written answer is a paragraph or two)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise SubmissionError(f"o campo texts de {_describe(exercise_id)} deveria ser um objeto (veio {_describe(raw)})")
+    texts = {}
+    for key, value in raw.items():
+        if value is None:
+            continue
+        if not isinstance(value, str):
+            raise SubmissionError(
+                f"a resposta escrita {_describe(key)} de {_describe(exercise_id)} deveria ser texto (veio {_describe(value)})"
+            )
+        texts[key] = value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + "… [cortado]"
+    return texts
 
 
 def from_export(text: str, exercise_id: str) -> Submission:
@@ -141,7 +165,8 @@ def from_export(text: str, exercise_id: str) -> Submission:
     non-object `exercises`. Every entry of `exercises`, not only `exercise_id`'s, must be an
     object whose `code` is text or null and whose `answers` is an object or null; each answer
     must be a str, a list of str, or null. Null answers (the site's blank single-choice
-    questions) are dropped; anything else of another type refuses the whole file. Other keys
+    questions) are dropped; anything else of another type refuses the whole file. `texts`, the
+    written answers, is an object of text (each capped at 5,000 characters) or null. Other keys
     are ignored. An exercise absent from the file gives Submission(code=None, answers={}).
     """
     data = _parse_json(text)

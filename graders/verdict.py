@@ -27,6 +27,8 @@ class Verdict:
     file: str = ""
     # Every simulated crash and what it left on disk (graders.crash_points), for the timeline.
     timeline: dict | None = None
+    # The written answers ({id, prompt, text, model}): not graded, shown beside a model answer.
+    writings: list | None = None
 
     @property
     def passed(self) -> bool:
@@ -48,6 +50,8 @@ class Verdict:
             result["output"] = self.output
         if self.timeline is not None:
             result["timeline"] = self.timeline
+        if self.writings:
+            result["writings"] = self.writings
         return result
 
 

@@ -16,7 +16,8 @@ def handle(request_json: str) -> str:
     try:
         if action == "grade":
             answers = request.get("answers")
-            verdict = grade(exercise_id, Submission(request.get("code"), answers if answers is not None else {}))
+            texts = request.get("texts") if isinstance(request.get("texts"), dict) else {}
+            verdict = grade(exercise_id, Submission(request.get("code"), answers if answers is not None else {}, texts))
             return json.dumps({"ok": True, "verdict": verdict.to_dict()}, ensure_ascii=False)
         if action == "run":
             return json.dumps({"ok": True, "run": playground.run(exercise_id, request.get("code") or "")}, ensure_ascii=False)

@@ -501,3 +501,56 @@ def test_options_are_shuffled_per_student_and_the_order_survives_a_reload(browse
     assert after["resposta"] == before["resposta"]
     assert widget(page, "quiz-sobrescrita").locator("input[value='meio-documento']").is_checked()
     context.close()
+
+
+def test_written_answers_are_kept_exported_shown_beside_a_model_and_read_by_the_cli(browser, site_url, tmp_path):
+    import csv
+    import io
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    context = browser.new_context(accept_downloads=True)
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    nivel1 = widget(page, "nivel-1")
+    box = nivel1.locator(".exercise-writing[data-writing='por-que-turns']")
+    assert box.is_hidden()  # tied to its field: it appears when the field is marked as missing
+    nivel1.locator("input[name='nivel-1--campos-faltantes'][value='turns']").check()
+    assert box.is_visible()
+    box.locator("textarea").fill("Sem turns, o teto de turnos volta a contar do zero e pode nunca disparar.")
+    nivel2 = widget(page, "nivel-2")
+    words = "Abre com \"w\" e escreve no lugar: <meio> documento na queda, e\nnão há para onde recuar."
+    nivel2.get_by_label("A primeira falha, em suas palavras").fill(words)
+    page.wait_for_function("() => (localStorage.getItem('licao-2/exercicio/nivel-2') || '').includes('recuar')")
+    page.reload()
+    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    nivel2 = widget(page, "nivel-2")
+    assert nivel2.get_by_label("A primeira falha, em suas palavras").input_value() == words
+    assert widget(page, "nivel-1").locator(".exercise-writing[data-writing='por-que-turns'] textarea").input_value().startswith("Sem turns")
+    assert nivel2.locator(".exercise-writing__model").count() == 0  # no model answer before committing
+    verify(page, "nivel-2")
+    model = nivel2.locator(".exercise-writing[data-writing='primeira-falha'] .exercise-writing__model")
+    assert "os.replace" in model.inner_text()
+    with page.expect_download() as info:
+        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+    path = tmp_path / "respostas.json"
+    info.value.save_as(path)
+    context.close()
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["exercises"]["nivel-2"]["texts"]["primeira-falha"] == words
+
+    def cli(fmt):
+        run = subprocess.run([sys.executable, "-m", "graders", "nivel-2", str(path), "--format", fmt],
+                             capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert run.returncode in (0, 1), run.stderr
+        return run.stdout
+
+    (result,) = json.loads(cli("json"))
+    assert next(w for w in result["writings"] if w["id"] == "primeira-falha")["text"] == words
+    rows = list(csv.DictReader(io.StringIO(cli("csv"))))
+    assert rows[0]["texto:primeira-falha"] == words.replace("\n", "\\n")
+    text = cli("text")
+    assert "Respostas escritas" in text and "documento na queda, e\\nnão há para onde recuar." in text

@@ -15,13 +15,14 @@ import time
 import pytest
 
 from conftest import ROOT
-from graders import report, submission
+from graders import exercises, report, submission
 from graders.report import CUT, MESSAGE_LIMIT, normalise, render_csv, render_json, render_text
 from graders.submission import MAX_BYTES, Submission, SubmissionError, from_export, read
 
 CORPUS = ROOT / "tests" / "corpus"
 FORMAT = submission.EXPORT_FORMAT
 NIVEL2_IDS = ["diagnostico-escrita", "diagnostico-ponto-a", "escrita-atomica", "ponto-a", "seis-campos", "executavel"]
+NIVEL2_TEXTS = [f"texto:{w['id']}" for w in exercises.writings("nivel-2")]
 
 
 def call_with_timeout(fn, *args, seconds=5.0):
@@ -470,7 +471,7 @@ def test_csv_report_with_hostile_messages_parses_back_with_constant_columns():
     assert_no_raw_controls(out.replace("\r\n", "\n"))
     assert out.count("\r\n") == 1 + len(results)  # one physical line per record
     rows = list(csv.reader(io.StringIO(out, newline="")))
-    assert rows[0] == ["file", "exercise", "passed", *NIVEL2_IDS, "error"]
+    assert rows[0] == ["file", "exercise", "passed", *NIVEL2_IDS, "error", *NIVEL2_TEXTS]
     assert len(rows) == 1 + len(results)
     assert {len(row) for row in rows} == {len(rows[0])}
     hostile, error, good = rows[1:]
@@ -487,7 +488,8 @@ def test_csv_cells_starting_like_formulas_are_neutralised():
     rows = list(csv.reader(io.StringIO(render_csv(results, "nivel-2"))))[1:]
     for row in rows:
         assert row[0][0] == "'" or row[0].startswith("\\t")
-        assert row[-1][0] == "'" or row[-1].startswith("\\t")
+        error = row[3 + len(NIVEL2_IDS)]
+        assert error[0] == "'" or error.startswith("\\t")
 
 
 def test_json_report_with_hostile_messages_is_valid_and_sanitised():
@@ -576,9 +578,10 @@ def test_broken_results_in_csv_keep_the_columns():
     results = list(BROKEN.values())
     rows = list(csv.reader(io.StringIO(render_csv(results, "nivel-2"))))
     assert len(rows) == 1 + len(results)
-    assert {len(row) for row in rows} == {3 + len(NIVEL2_IDS) + 1}
+    assert {len(row) for row in rows} == {3 + len(NIVEL2_IDS) + 1 + len(NIVEL2_TEXTS)}
+    error = 3 + len(NIVEL2_IDS)
     for row in rows[1:]:
-        assert row[2] == "não" and row[-1].startswith("resultado malformado") and set(row[3:-1]) == {""}
+        assert row[2] == "não" and row[error].startswith("resultado malformado") and set(row[3:error]) == {""}
 
 
 def test_broken_results_in_json_are_error_entries():
@@ -605,7 +608,7 @@ def test_input_errors_without_criteria_or_with_odd_errors():
     assert lines[1] == "b.json: ERRO DE ENTRADA — (erro sem descrição)"
     assert lines[2].startswith("c.json: ERRO DE ENTRADA — {")
     assert lines[3] == f"{report.UNKNOWN_FILE}: ERRO DE ENTRADA — sem nome"
-    assert [len(r) for r in csv.reader(io.StringIO(render_csv(results, "nivel-2")))] == [10] * 5
+    assert [len(r) for r in csv.reader(io.StringIO(render_csv(results, "nivel-2")))] == [10 + len(NIVEL2_TEXTS)] * 5
 
 
 def test_renderers_accept_no_results_and_odd_containers():
@@ -613,7 +616,7 @@ def test_renderers_accept_no_results_and_odd_containers():
     assert json.loads(render_json([])) == []
     assert json.loads(render_json(None)) == []
     assert json.loads(render_json(({"file": "a.py", "error": "x"},)))[0]["file"] == "a.py"
-    assert list(csv.reader(io.StringIO(render_csv([], "nivel-2")))) == [["file", "exercise", "passed", *NIVEL2_IDS, "error"]]
+    assert list(csv.reader(io.StringIO(render_csv([], "nivel-2")))) == [["file", "exercise", "passed", *NIVEL2_IDS, "error", *NIVEL2_TEXTS]]
 
 
 def test_csv_for_an_unknown_exercise_uses_the_criteria_the_results_name():
@@ -661,16 +664,18 @@ respostas.json: APROVADO (6 de 6 critérios)
   [ok    ] executavel
 velho.json: ERRO DE ENTRADA — versão 99 do arquivo de respostas não é suportada (esperada: 1)
 """
+# The written answers' columns (texto:…) were added after the move, at the end of each row.
 LEGACY_CSV = (
-    "file,exercise,passed,diagnostico-escrita,diagnostico-ponto-a,escrita-atomica,ponto-a,seis-campos,executavel,error\r\n"
-    "inicial.py,nivel-2,não,,,falhou,falhou,ok,ok,\r\n"
-    "respostas.json,nivel-2,sim,ok,ok,ok,ok,ok,ok,\r\n"
-    "velho.json,nivel-2,não,,,,,,,versão 99 do arquivo de respostas não é suportada (esperada: 1)\r\n"
+    "file,exercise,passed,diagnostico-escrita,diagnostico-ponto-a,escrita-atomica,ponto-a,seis-campos,executavel,error,"
+    "texto:primeira-falha,texto:segunda-falha\r\n"
+    "inicial.py,nivel-2,não,,,falhou,falhou,ok,ok,,,\r\n"
+    "respostas.json,nivel-2,sim,ok,ok,ok,ok,ok,ok,,,\r\n"
+    "velho.json,nivel-2,não,,,,,,,versão 99 do arquivo de respostas não é suportada (esperada: 1),,\r\n"
 )
 
 
 def test_ordinary_text_and_csv_are_byte_for_byte_what_the_cli_printed_before():
-    # Frozen from render_text/render_csv as they were in graders/cli.py before the move.
+    # Frozen from render_text/render_csv as they were in graders/cli.py before the move (CSV: plus texto:…).
     results = ordinary_results()
     assert render_text(results) == LEGACY_TEXT
     assert render_csv(results, "nivel-2") == LEGACY_CSV

@@ -91,6 +91,30 @@ def _questions_html(exercise_id: str, questions: list[dict]) -> str:
     return "".join(blocks)
 
 
+def _writings_html(exercise_id: str, writings: list[dict]) -> str:
+    """Boxes for the student's own words (not graded). A box tied to an option is shown by the
+    widget only while that option is ticked; without JavaScript every box is there."""
+    if not writings:
+        return ""
+    tied = any(w.get("option") for w in writings)
+    intro = (
+        "Para cada campo que você marcou como faltante, diga em suas palavras onde a retomada desmorona sem ele."
+        if tied else "Explique também em suas palavras. Isto não entra na nota: depois de verificar, "
+        "você compara o que escreveu com uma explicação de referência."
+    )
+    boxes = []
+    for w in writings:
+        ident = f"texto-{exercise_id}-{w['id']}"
+        tie = (f' data-question="{html.escape(w["question"])}" data-option="{html.escape(w["option"])}"'
+               if w.get("option") else "")
+        boxes.append(
+            f'<div class="exercise-writing" data-writing="{html.escape(w["id"])}"{tie}>'
+            f'<label for="{ident}">{_inline(w["prompt"])}</label>'
+            f'<textarea id="{ident}" name="{ident}" rows="3" spellcheck="true"></textarea></div>'
+        )
+    return f'<div class="exercise-writings"><p class="exercise-writings__intro">{intro}</p>{"".join(boxes)}</div>'
+
+
 def _widget_data(exercise_id: str, data: dict) -> str:
     """What the widget needs that is not already in the HTML, as an attribute holding JSON.
 
@@ -116,7 +140,7 @@ def _editor_html(data: dict) -> str:
 def format_exercise(src, language, class_name, options, md, **kwargs):
     exercise_id = src.strip()
     data = load_exercise(exercise_id)
-    body = _questions_html(exercise_id, data.get("questions", []))
+    body = _questions_html(exercise_id, data.get("questions", [])) + _writings_html(exercise_id, data.get("writings", []))
     return (
         f'<section class="exercise" data-exercise="{exercise_id}" data-kind="{html.escape(data.get("kind", ""))}" '
         f'aria-label="Exercício: {html.escape(data["title"])}" {_widget_data(exercise_id, data)}>'

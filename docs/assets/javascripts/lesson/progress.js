@@ -25,7 +25,11 @@ export function exportAnswers() {
   const exercises = {};
   for (const [id, record] of Object.entries(storage.peekAll(EXERCISES))) {
     if (!record) continue;
-    exercises[id] = { answers: record.answers ?? {}, ...(record.code != null ? { code: record.code } : {}) };
+    exercises[id] = {
+      answers: record.answers ?? {},
+      ...(record.code != null ? { code: record.code } : {}),
+      ...(record.texts && Object.keys(record.texts).length ? { texts: record.texts } : {}),
+    };
   }
   const doc = { format: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), exercises };
   const url = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" }));

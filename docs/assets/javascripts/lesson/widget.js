@@ -60,6 +60,7 @@ export class ExerciseWidget {
     this.runtime = sharedRuntime();
     this.saveTimer = null;
     this.questions = [...section.querySelectorAll("fieldset.exercise-question")];
+    this.writings = [...section.querySelectorAll(".exercise-writing")];
     this.criteria = new Map([...section.querySelectorAll("li[data-criterion]")].map((li) => [li.dataset.criterion, li]));
   }
 
@@ -71,7 +72,15 @@ export class ExerciseWidget {
     // Without a saved record, keep what the student may already have ticked while the page loaded.
     this.applyOptionOrder(record?.order);
     if (record?.answers) this.restoreAnswers(record.answers);
-    for (const fieldset of this.questions) fieldset.addEventListener("change", () => this.scheduleSave());
+    for (const fieldset of this.questions) {
+      fieldset.addEventListener("change", () => {
+        this.updateWritings();
+        this.scheduleSave();
+      });
+    }
+    if (record?.texts) this.restoreTexts(record.texts);
+    for (const box of this.writings) box.querySelector("textarea").addEventListener("input", () => this.scheduleSave());
+    this.updateWritings();
     if (this.data.starter != null) this.mountEditor(record?.code ?? this.data.starter);
     this.mountToolbar();
     this.mountResults();
@@ -112,6 +121,45 @@ export class ExerciseWidget {
       if (new Set(ids).size !== byId.size) ids = shuffled([...byId.keys()]);
       list.append(...ids.map((id) => byId.get(id)));
       this.order[question] = ids;
+    }
+  }
+
+  // --- written answers (not graded) -------------------------------------------------------
+
+  texts() {
+    const texts = {};
+    for (const box of this.writings) {
+      const text = box.querySelector("textarea").value;
+      if (text.trim()) texts[box.dataset.writing] = text;
+    }
+    return texts;
+  }
+
+  restoreTexts(texts) {
+    for (const box of this.writings) {
+      const text = texts[box.dataset.writing];
+      if (typeof text === "string") box.querySelector("textarea").value = text;
+    }
+  }
+
+  /** A box tied to an option shows while that option is ticked (what was typed is kept). */
+  updateWritings() {
+    for (const box of this.writings) {
+      if (!box.dataset.option) continue;
+      const input = this.section.querySelector(
+        `fieldset[data-question="${box.dataset.question}"] input[value="${box.dataset.option}"]`);
+      box.hidden = !(input && input.checked);
+    }
+  }
+
+  renderModels(writings) {
+    for (const box of this.writings) {
+      box.querySelector(".exercise-writing__model")?.remove();
+      const writing = (writings || []).find((w) => w.id === box.dataset.writing);
+      if (!writing) continue;
+      box.append(el("div", { class: "exercise-writing__model" },
+        el("p", {}, el("strong", {}, "Explicação de referência"), " — compare com o que você escreveu:"),
+        el("p", {}, richText(writing.model))));
     }
   }
 
@@ -223,6 +271,7 @@ export class ExerciseWidget {
       ? "Todas as verificações passaram."
       : `${passed} de ${total} verificações passaram${restored ? " na última vez que você verificou" : ""}.`;
     this.summary.dataset.state = verdict.passed ? "ok" : "falhou";
+    this.renderModels(verdict.writings);
     // The timeline shows every crash with its disk view; the single disk panel is for the others.
     this.renderDisk(verdict.timeline ? null : firstDisk);
     this.renderTimeline(verdict.timeline);
@@ -271,7 +320,8 @@ export class ExerciseWidget {
     this.saveNow();
     this.setBusy(true, this.runtime.state === "ready" ? "Verificando…" : "Carregando Python…");
     try {
-      const reply = await this.runtime.call({ action: "grade", exercise: this.id, code: this.code(), answers: this.answers() });
+      const reply = await this.runtime.call({
+        action: "grade", exercise: this.id, code: this.code(), answers: this.answers(), texts: this.texts() });
       if (!reply.ok) {
         this.showError(reply.error);
         return;
@@ -358,6 +408,7 @@ export class ExerciseWidget {
   fields() {
     const fields = { answers: this.answers() };
     if (this.questions.length) fields.order = this.order;
+    if (this.writings.length) fields.texts = this.texts();
     if (this.editor) fields.code = this.code();
     return fields;
   }
