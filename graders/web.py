@@ -10,7 +10,7 @@ from .submission import Submission, SubmissionError
 
 
 def handle(request_json: str) -> str:
-    """One request from the page: {"action": "grade"|"run"|"solution", "exercise", "code", "answers"}."""
+    """One request from the page: {"action": "grade"|"run"|"solution"|"demo", "exercise", "code", "answers", "texts"}."""
     request = json.loads(request_json)
     action, exercise_id = request.get("action"), request.get("exercise")
     try:
@@ -21,6 +21,10 @@ def handle(request_json: str) -> str:
             return json.dumps({"ok": True, "verdict": verdict.to_dict()}, ensure_ascii=False)
         if action == "run":
             return json.dumps({"ok": True, "run": playground.run(exercise_id, request.get("code") or "")}, ensure_ascii=False)
+        if action == "demo":
+            from . import demo
+
+            return json.dumps({"ok": True, "demo": demo.run()}, ensure_ascii=False)
         if action == "solution":
             name = exercises.load(exercise_id).get("solution")
             return json.dumps({"ok": True, "solution": exercises.read_text(exercise_id, name) if name else None}, ensure_ascii=False)

@@ -554,3 +554,23 @@ def test_written_answers_are_kept_exported_shown_beside_a_model_and_read_by_the_
     assert rows[0]["texto:primeira-falha"] == words.replace("\n", "\\n")
     text = cli("text")
     assert "Respostas escritas" in text and "documento na queda, e\\nnão há para onde recuar." in text
+
+
+def test_lesson_visuals_the_ab_figure_and_the_kill_the_process_demo(browser, site_url):
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    figure = page.locator("figure.ab-timeline")
+    assert "o que a retomada encontra" in figure.locator("figcaption").inner_text()
+    steps = figure.locator("li")
+    assert steps.count() == 6 and "A(n)" in steps.nth(2).inner_text() and "Queda durante a ferramenta" in steps.nth(3).inner_text()
+    demo = page.locator(".torn-demo[data-mounted]")
+    demo.get_by_role("button", name="Matar o processo 30 vezes em cada versão").click()
+    demo.locator(".torn-demo__table").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    atomic = demo.locator("tr[data-writer='atomico'] td[data-unreadable]").inner_text()
+    in_place = demo.locator("tr[data-writer='no-lugar'] td[data-unreadable]").inner_text()
+    assert atomic == "0" and int(in_place) > 0
+    dump = demo.locator(".torn-demo__bytes").inner_text()
+    assert dump.splitlines()[-1][:4].isalnum() and len(dump.splitlines()) >= 2
+    assert demo.get_by_role("button", name="Matar o processo 30 vezes em cada versão").is_enabled()
+    context.close()

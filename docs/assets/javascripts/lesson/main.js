@@ -7,6 +7,10 @@ async function mountPage() {
     const { mountAll } = await import("./widget.js");
     mountAll(document);
   }
+  if (document.querySelector(".torn-demo")) {
+    const { mountDemos } = await import("./demo.js");
+    mountDemos(document);
+  }
   mountProgress(document);
   mountExport(document);
 }
