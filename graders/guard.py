@@ -55,6 +55,40 @@ class BoundedOutput(io.TextIOBase):
         return "".join(self.parts) + ("\n… [saída cortada]" if self.truncated else "")
 
 
+# CPython's syntax messages, said in Portuguese (the rest keep Python's words, quoted as code).
+_SYNTAX_MESSAGES = [
+    (r"^expected '(.+)'$", "faltou `{0}`"),
+    (r"^invalid syntax\. Perhaps you forgot a comma\?$", "sintaxe inválida: faltou uma vírgula?"),
+    (r"^invalid syntax$", "sintaxe inválida"),
+    (r"^unexpected indent$", "indentação inesperada"),
+    (r"^unindent does not match any outer indentation level$", "a indentação não bate com nenhum nível anterior"),
+    (r"^expected an indented block after '(\w+)' statement on line (\d+)$", "faltou um bloco indentado depois do `{0}` da linha {1}"),
+    (r"^expected an indented block after function definition on line (\d+)$", "faltou um bloco indentado depois da definição da função, na linha {0}"),
+    (r"^expected an indented block after class definition on line (\d+)$", "faltou um bloco indentado depois da definição da classe, na linha {0}"),
+    (r"^expected an indented block after (.+) on line (\d+)$", "faltou um bloco indentado depois da linha {1}"),
+    (r"^expected an indented block$", "faltou um bloco indentado"),
+    (r"^unterminated string literal \(detected at line (\d+)\)$", "texto entre aspas sem fechar (linha {0})"),
+    (r"^unterminated triple-quoted string literal \(detected at line (\d+)\)$", "texto entre aspas triplas sem fechar (linha {0})"),
+    (r"^'(.)' was never closed$", "`{0}` aberto e nunca fechado"),
+    (r"^unmatched '(.)'$", "`{0}` fechado sem ter sido aberto"),
+    (r"^closing parenthesis '(.)' does not match opening parenthesis '(.)'(.*)$", "`{0}` não fecha o `{1}` aberto antes"),
+    (r"^invalid character '(.+)' \((U\+[0-9A-F]+)\)$", "caractere inválido `{0}` ({1})"),
+    (r"^unexpected EOF while parsing$", "o código acabou no meio de uma instrução"),
+    (r"^'return' outside function$", "`return` fora de uma função"),
+    (r"^inconsistent use of tabs and spaces in indentation$", "mistura de tabulações e espaços na indentação"),
+]
+
+
+def _syntax_message(message: str) -> str:
+    import re
+
+    for pattern, portuguese in _SYNTAX_MESSAGES:
+        match = re.match(pattern, message)
+        if match:
+            return portuguese.format(*match.groups())
+    return f"o Python diz: `{message}`"
+
+
 def compile_student(source: str, filename: str):
     # Tracebacks quote the student's lines, as they would for a file on disk.
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
@@ -64,7 +98,7 @@ def compile_student(source: str, filename: str):
         line = (exc.text or "").strip()
         where = f"linha {exc.lineno}" + (f", coluna {exc.offset}" if exc.offset else "")
         detail = f": `{line}`" if line else ""
-        raise CodeError(f"Erro de sintaxe na {where} ({exc.msg}){detail}. Corrija e verifique de novo.") from None
+        raise CodeError(f"Erro de sintaxe na {where} ({_syntax_message(exc.msg or '')}){detail}. Corrija e verifique de novo.") from None
     except (ValueError, TypeError) as exc:  # e.g. NUL bytes in the source
         raise CodeError(f"O código não pôde ser compilado: {exc}.") from None
 

@@ -574,3 +574,41 @@ def test_lesson_visuals_the_ab_figure_and_the_kill_the_process_demo(browser, sit
     assert dump.splitlines()[-1][:4].isalnum() and len(dump.splitlines()) >= 2
     assert demo.get_by_role("button", name="Matar o processo 30 vezes em cada versão").is_enabled()
     context.close()
+
+
+def test_old_results_are_marked_focus_returns_and_ctrl_enter_works_anywhere(lesson):
+    page, _ = lesson
+    section = widget(page, "nivel-2")
+    set_code(page, "nivel-2", STARTER)
+    verify(page, "nivel-2")
+    assert section.get_attribute("data-stale") == "false"
+    section.get_by_role("button", name="Executar").click()
+    section.locator(".exercise-output__checkpoint").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    assert section.get_attribute("data-stale") == "true" and section.locator(".exercise-stale").is_visible()
+    # Verificar from the keyboard: the earlier output goes, the verdict is fresh, focus is back on the button.
+    section.locator(".exercise-summary").evaluate("el => el.textContent = ''")
+    section.get_by_role("button", name="Verificar").focus()
+    page.keyboard.press("Enter")
+    page.wait_for_function("el => el.textContent.length > 0", arg=section.locator(".exercise-summary").element_handle(),
+                           timeout=VERDICT_TIMEOUT_MS)
+    assert section.locator(".exercise-output").is_hidden() and section.get_attribute("data-stale") == "false"
+    assert page.evaluate("document.activeElement.textContent") == "Verificar"
+    # Ctrl+Enter from an answer, outside the editor.
+    section.locator(".exercise-summary").evaluate("el => el.textContent = ''")
+    section.locator("fieldset.exercise-question input").first.focus()
+    page.keyboard.press("Control+Enter")
+    page.wait_for_function("el => el.textContent.length > 0", arg=section.locator(".exercise-summary").element_handle(),
+                           timeout=VERDICT_TIMEOUT_MS)
+
+
+def test_a_syntax_error_is_explained_in_portuguese_with_code(lesson):
+    page, _ = lesson
+    section = widget(page, "nivel-2")
+    set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool)\n    return {}\n")
+    section.get_by_role("button", name="Executar").click()
+    error = section.locator(".exercise-output__error")
+    error.wait_for(timeout=VERDICT_TIMEOUT_MS)
+    text = error.inner_text()
+    assert "Erro de sintaxe na linha 1" in text and "faltou" in text and "expected" not in text
+    assert "`" not in text and error.locator("code").count() >= 1
+    set_code(page, "nivel-2", SOLUTION)

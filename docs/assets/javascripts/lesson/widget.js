@@ -87,6 +87,13 @@ export class ExerciseWidget {
     if (record?.lastVerdict) this.renderVerdict(record.lastVerdict, { restored: true });
     this.lastSaved = JSON.stringify(this.fields()); // visiting alone writes nothing
     this.unsubscribe = this.runtime.onState((state, detail) => this.onRuntimeState(state, detail));
+    // Ctrl+Enter verifies from anywhere in the exercise (the editor handles it itself too).
+    this.section.addEventListener("keydown", (event) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
+        event.preventDefault();
+        this.verify();
+      }
+    });
     this.section.dataset.mounted = "true";
     mounted.add(this);
   }
@@ -235,6 +242,8 @@ export class ExerciseWidget {
   mountResults() {
     const list = this.section.querySelector(".exercise-criteria");
     this.summary = el("p", { class: "exercise-summary", role: "status", "aria-live": "polite" });
+    this.staleNote = el("p", { class: "exercise-stale", hidden: true },
+      "Os resultados abaixo são de antes da última execução: verifique de novo para atualizá-los.");
     this.disk = el("details", { class: "exercise-disk", hidden: true },
       el("summary", {}, "O que ficou em disco na queda simulada"),
       el("p", { class: "exercise-disk__crash" }),
@@ -244,6 +253,7 @@ export class ExerciseWidget {
       el("div", { class: "crash-timeline" }));
     this.solution = el("div", { class: "exercise-solution", hidden: true },
       el("button", { type: "button", class: "md-button", onclick: () => this.revealSolution() }, "Ver a solução de referência"));
+    list.before(this.staleNote);
     list.after(this.summary, this.disk, this.timelineBox, this.solution);
   }
 
@@ -255,6 +265,12 @@ export class ExerciseWidget {
     li.querySelectorAll(".exercise-criterion__message").forEach((m) => m.remove());
     const text = state === "falhou" ? message : hint;
     if (text) li.append(el("p", { class: "exercise-criterion__message" }, richText(text)));
+  }
+
+  /** Results of an earlier run stay on screen, visibly marked as such, until the next verdict. */
+  markStale(stale) {
+    this.section.dataset.stale = String(stale);
+    this.staleNote.hidden = !stale || !this.summary.textContent;
   }
 
   renderVerdict(verdict, { restored = false } = {}) {
@@ -272,6 +288,7 @@ export class ExerciseWidget {
       : `${passed} de ${total} verificações passaram${restored ? " na última vez que você verificou" : ""}.`;
     this.summary.dataset.state = verdict.passed ? "ok" : "falhou";
     this.renderModels(verdict.writings);
+    this.markStale(false);
     // The timeline shows every crash with its disk view; the single disk panel is for the others.
     this.renderDisk(verdict.timeline ? null : firstDisk);
     this.renderTimeline(verdict.timeline);
@@ -317,7 +334,11 @@ export class ExerciseWidget {
 
   async verify() {
     if (this.busy) return;
+    const origin = document.activeElement;
     this.saveNow();
+    this.output.hidden = true;  // an earlier Executar's output is not this verdict's
+    this.output.replaceChildren();
+    this.markStale(true);
     this.setBusy(true, this.runtime.state === "ready" ? "Verificando…" : "Carregando Python…");
     try {
       const reply = await this.runtime.call({
@@ -334,12 +355,23 @@ export class ExerciseWidget {
       this.status.textContent = "";
     } finally {
       this.setBusy(false);
+      this.returnFocus(origin, this.buttons.verify);
     }
+  }
+
+  /** After a run, focus goes back where the student was (the button they pressed), not to <body>. */
+  returnFocus(origin, fallback) {
+    const lost = !document.activeElement || document.activeElement === document.body;
+    if (!lost || !this.section.isConnected) return;
+    const target = origin && origin !== document.body && this.section.contains(origin) ? origin : fallback;
+    target?.focus();
   }
 
   async run() {
     if (this.busy) return;
+    const origin = document.activeElement;
     this.saveNow();
+    this.markStale(true);
     this.setBusy(true, this.runtime.state === "ready" ? "Executando…" : "Carregando Python…");
     try {
       const reply = await this.runtime.call({ action: "run", exercise: this.id, code: this.code() });
@@ -350,6 +382,7 @@ export class ExerciseWidget {
       this.status.textContent = "";
     } finally {
       this.setBusy(false);
+      this.returnFocus(origin, this.buttons.run);
     }
   }
 
@@ -358,7 +391,9 @@ export class ExerciseWidget {
     if (run.summary) parts.push(el("p", {}, run.summary));
     if (run.stdout) parts.push(el("p", {}, "O que o código imprimiu:"), el("pre", { class: "exercise-output__stdout", tabindex: "0" }, run.stdout));
     if (run.error) {
-      parts.push(el("pre", { class: "exercise-output__error", tabindex: "0" }, run.error));
+      parts.push(run.error.startsWith("Traceback")
+        ? el("pre", { class: "exercise-output__error", tabindex: "0" }, run.error)
+        : el("p", { class: "exercise-output__error" }, richText(run.error)));
       if (run.error_line && this.editor) {
         parts.push(el("button", { type: "button", class: "md-button", onclick: () => this.editor.goToLine(run.error_line) },
           `Ir para a linha ${run.error_line} no editor`));
