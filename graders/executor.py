@@ -17,7 +17,7 @@ import tempfile
 import traceback
 import types
 
-from .guard import BoundedOutput, describe_exception, student_traceback, last_student_line
+from .guard import FLOOD_LIMIT, BoundedOutput, OutputFlood, describe_exception, last_student_line, student_traceback
 from .hooks import FileHooks, SimulatedCrash, StudentExit
 
 STUDENT_MODULE = "solucao"
@@ -119,6 +119,9 @@ def execute(code, filename: str, root: str, job: dict, send, output: BoundedOutp
         end.update(kind="crash")
     except AgentLoopRunaway:
         end.update(kind="runaway", message="run_agent chamou o modelo ou as ferramentas muito mais vezes do que o roteiro prevê")
+    except OutputFlood:
+        end.update(kind="flood", message=f"saída demais: o código imprimiu mais de {FLOOD_LIMIT:_} caracteres numa só "
+                                         "execução e foi parado (tire os print de dentro dos laços)".replace("_", "."))
     except SystemExit as exc:
         end.update(kind="exit", message=f"o código chamou sys.exit({'' if exc.code is None else repr(exc.code)})")
     except StudentExit as exc:

@@ -13,6 +13,12 @@ import traceback
 import types
 
 OUTPUT_LIMIT = 20_000
+# Past this many characters printed in one run, the run stops: a flood, not a slow loop.
+FLOOD_LIMIT = 1_000_000
+
+
+class OutputFlood(BaseException):
+    """The code printed far more than anyone could read (and would only slow the run down)."""
 WATCHED_MODULES = (
     "builtins", "os", "posix", "io", "_io", "json", "json.decoder", "json.encoder", "json.scanner",
     "sys", "copy", "tempfile", "shutil", "pathlib", "posixpath", "traceback", "types", "tomllib",
@@ -36,6 +42,7 @@ class BoundedOutput(io.TextIOBase):
         self.size = 0
         self.limit = limit
         self.truncated = False
+        self.attempted = 0  # characters the code tried to print, kept or not
 
     def writable(self):
         return True
@@ -43,6 +50,10 @@ class BoundedOutput(io.TextIOBase):
     def write(self, text):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        self.attempted += len(text)
+        if self.attempted > FLOOD_LIMIT:
+            self.truncated = True
+            raise OutputFlood()
         room = self.limit - self.size
         if room > 0:
             self.parts.append(text[:room])

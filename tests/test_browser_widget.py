@@ -241,6 +241,10 @@ def test_quiz_and_nivel_1_are_graded_from_their_forms(lesson):
     choose(page, "nivel-1", {"efeito-version": "formato-desconhecido", "efeito-task": "qual-tarefa",
                              "efeito-turns": "contagem-zerada", "efeito-tokensUsed": "limiar-compactacao",
                              "efeito-pendingToolUse": "chamada-orfa"})
+    set_code(page, "nivel-1", exercises.read_text("nivel-1", "starter.py"))
+    verify(page, "nivel-1")
+    assert states(page, "nivel-1")["seis-campos"] == "falhou"
+    assert section.locator(".exercise-disk").is_hidden()  # nothing crashed in Nível 1: no crash panel
     set_code(page, "nivel-1", exercises.read_text("nivel-1", "solution.py"))
     assert verify(page, "nivel-1") == "Todas as verificações passaram."
 
@@ -376,6 +380,7 @@ def test_corrupted_storage_is_set_aside_and_the_page_works(browser, site_url):
         alert = widget(page, exercise).locator(".exercise-alert")
         alert.wait_for(state="visible")
         assert "guardado à parte" in alert.inner_text()
+        assert "licao-2/" not in alert.inner_text() and "localStorage" not in alert.inner_text()  # plain words
     assert "versão 99" in widget(page, "nivel-1").locator(".exercise-alert").inner_text()
     assert editor_text(page, "nivel-2").startswith("import json")  # back to the starter
     kept = page.evaluate("Object.keys(localStorage).filter(k => k.startsWith('licao-2/guardado-a-parte/'))")

@@ -184,3 +184,14 @@ def test_the_live_checkpoint_is_the_one_rewritten_at_every_moment_not_a_history_
             index += 1
             ops.append(Op(index, "write", f"trabalho/c/antigos/{moment}/checkpoint.json", data=b"x", model_calls=moment))
     assert live_path(RunLog(None, ops=ops)) == "trabalho/c/checkpoint.json"
+
+
+def test_an_output_flood_is_stopped_and_named_as_such(tmp_path):
+    log = run_job(tmp_path, "def save_checkpoint(state):\n    while True:\n        print('x' * 1000)\n")
+    assert log.end["kind"] == "flood" and "saída demais" in log.end["message"]
+    assert len(log.end["output"]) < 25_000  # what was kept is capped
+
+
+def test_printing_a_lot_is_not_a_flood(tmp_path):
+    log = run_job(tmp_path, "def save_checkpoint(state):\n    for _ in range(400):\n        print('x' * 1000)\n")
+    assert log.end["kind"] == "ok" and log.end["output"].endswith("[saída cortada]")

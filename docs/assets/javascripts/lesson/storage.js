@@ -47,9 +47,9 @@ function setAside(exerciseId, raw, reason) {
     store?.setItem(asideKey, raw);
     store?.removeItem(key(exerciseId));
   } catch {
-    return `${reason}; não foi possível guardá-lo à parte, então ele foi mantido onde estava`;
+    return `${reason}; ele continua guardado neste navegador, sem alteração`;
   }
-  return `${reason}. Ele foi guardado à parte (chave "${asideKey}" do localStorage) e nada foi apagado`;
+  return `${reason}. Ele foi guardado à parte neste navegador, e nada foi apagado`;
 }
 
 export function save(exerciseId, fields) {

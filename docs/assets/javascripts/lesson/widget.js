@@ -290,7 +290,8 @@ export class ExerciseWidget {
     this.renderModels(verdict.writings);
     this.markStale(false);
     // The timeline shows every crash with its disk view; the single disk panel is for the others.
-    this.renderDisk(verdict.timeline ? null : firstDisk);
+    // The disk panel is for a simulated crash; Nível 1's disk views are in the messages already.
+    this.renderDisk(verdict.timeline || !firstDisk?.crash?.startsWith("Queda") ? null : firstDisk);
     this.renderTimeline(verdict.timeline);
     this.solution.hidden = !(verdict.passed && this.data.starter != null);
   }
