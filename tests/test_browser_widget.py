@@ -453,20 +453,52 @@ def test_blocked_storage_is_reported_and_nothing_breaks(browser, site_url):
     context.close()
 
 
-def test_python_starts_lazily_with_a_visible_loading_state(browser, site_url):
+def test_python_starts_when_the_page_is_idle_with_a_visible_loading_state(browser, site_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
-    page.wait_for_load_state("networkidle")
-    assert not any("/pyodide/" in u for u in recorder.requests), "Python loaded before any exercise was seen"
-    section = widget(page, "nivel-2")
-    section.scroll_into_view_if_needed()
-    status = section.locator(".exercise-status")
+    status = widget(page, "nivel-2").locator(".exercise-status")
+    status.wait_for(state="attached")
+    # Without scrolling to any exercise: Python boots once the page is idle, and says so.
     page.wait_for_function(
         "el => el.textContent === 'Carregando Python…'", arg=status.element_handle(), timeout=10_000)
     page.wait_for_function("el => el.textContent === 'Python pronto.'", arg=status.element_handle(), timeout=60_000)
     assert any(u.endswith("/pyodide/pyodide.asm.wasm") for u in recorder.requests)
+    context.close()
+
+
+def test_python_waits_for_an_exercise_when_the_browser_saves_data(browser, site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.add_init_script("Object.defineProperty(Navigator.prototype, 'connection', {get: () => ({saveData: true})})")
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(5000)  # past the idle start
+    assert not any("/pyodide/" in u for u in recorder.requests), "Python loaded although the browser asked to save data"
+    section = widget(page, "nivel-2")
+    section.scroll_into_view_if_needed()
+    status = section.locator(".exercise-status")
+    page.wait_for_function("el => el.textContent === 'Python pronto.'", arg=status.element_handle(), timeout=60_000)
+    context.close()
+
+
+def test_the_time_limit_interrupts_in_place_when_cross_origin_isolated(browser, isolated_site_url):
+    context = browser.new_context()
+    context.add_init_script("globalThis.LESSON_TIME_LIMIT_MS = 3000")
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(isolated_site_url + "licao-2/")
+    assert page.evaluate("crossOriginIsolated") is True
+    set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n")
+    assert "laço infinito" in verify(page, "nivel-2")
+    set_code(page, "nivel-2", SOLUTION)
+    verify(page, "nivel-2")
+    assert states(page, "nivel-2")["executavel"] == "ok"
+    # Interrupted, not replaced: Python was loaded once.
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests) == 1
+    assert recorder.console_errors == []
     context.close()
 
 

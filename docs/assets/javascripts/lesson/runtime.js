@@ -4,6 +4,8 @@
 const WORKER_URL = new URL("./python-worker.js", import.meta.url);
 const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
 export const DEFAULT_TIME_LIMIT_MS = 10000;
+// How long an interrupted Python may take to stop before its worker is replaced.
+const INTERRUPT_GRACE_MS = 1000;
 
 export class RuntimeError extends Error {
   constructor(kind, message) {
@@ -95,14 +97,32 @@ export class PythonRuntime {
       if (this.interrupt) Atomics.store(this.interrupt, 0, 0);
       this.setState("busy");
       let timer;
+      let timedOut = false;
+      const overtime = new RuntimeError("timeout", "tempo esgotado");
+      const call = this.post({ type: "call", request: JSON.stringify(request) });
+      // Once over time, whatever the call says, the caller hears "tempo esgotado".
+      const guarded = call.catch((error) => {
+        throw timedOut ? overtime : error;
+      });
       const limit = new Promise((_, reject) => {
         timer = setTimeout(() => {
-          this.restart();
-          reject(new RuntimeError("timeout", "tempo esgotado"));
+          timedOut = true;
+          if (!this.interrupt) {
+            this.restart(overtime);
+            reject(overtime);
+            return;
+          }
+          // Interrupt first, as "Parar" does; rebuild the worker only if Python does not stop soon.
+          Atomics.store(this.interrupt, 0, 2);
+          const fallback = setTimeout(() => this.restart(overtime), INTERRUPT_GRACE_MS);
+          call.catch(() => {}).finally(() => {
+            clearTimeout(fallback);
+            reject(overtime);
+          });
         }, this.timeLimitMs);
       });
       try {
-        const reply = await Promise.race([this.post({ type: "call", request: JSON.stringify(request) }), limit]);
+        const reply = await Promise.race([guarded, limit]);
         return JSON.parse(reply);
       } catch (error) {
         // A Python that failed on its own (not stopped, not timed out) may be broken: start afresh.

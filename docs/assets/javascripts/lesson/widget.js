@@ -471,16 +471,23 @@ export function flushAll() {
 }
 document.addEventListener("lesson:flush", flushAll);
 
-/** Mount every exercise of the page that is not mounted yet; start Python when one is seen. */
+/** Mount every exercise of the page that is not mounted yet; start Python when the page is idle. */
 export function mountAll(root = document) {
   for (const widget of [...mounted]) if (!widget.section.isConnected) widget.dispose();
   const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")];
   for (const section of sections) new ExerciseWidget(section).mount();
   if (!sections.length) return;
   const runtime = sharedRuntime();
+  const start = () => runtime.start().catch(() => {});
+  // Python is ready before it is needed: started once the page is idle, unless the browser asks
+  // to save data; then only when an exercise comes into view.
+  if (!navigator.connection?.saveData) {
+    const whenIdle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 1500));
+    whenIdle(start, { timeout: 4000 });
+  }
   const observer = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
-      runtime.start().catch(() => {});
+      start();
       observer.disconnect();
     }
   });
