@@ -14,15 +14,16 @@ import json
 
 from . import protocol
 from .controller import CrashPlan
-from .nivel2 import describe_op
+from .nivel2 import describe_op, parse
 
 SHOWN = 2000
 
 
 def _state(content):
+    """The checkpoint a resume would load, or None (absent or not a complete JSON)."""
     try:
-        return json.loads(content.decode("utf-8-sig")) if content is not None else None
-    except (ValueError, RecursionError):
+        return parse(content)
+    except ValueError:
         return None
 
 
@@ -88,7 +89,7 @@ def describe(judge) -> dict:
         run = judge.run(plan)
         op = judge.ref.ops[plan.op_index - 1]
         criterion, message = None, ""
-        failure = judge._crash_failure(plan, run)
+        failure = judge.crash_failure(plan, run)
         if failure is not None:
             criterion, message = "escrita-atomica", failure[1].message
         elif op.kind == "tool" and plan.torn_at is None:

@@ -3,10 +3,10 @@ crash machinery, and how many times each left a checkpoint.json a resume could n
 
 from __future__ import annotations
 
-import json
 import random
 
 from .controller import CrashPlan
+from .nivel2 import complete_key, describe_op
 from .nivel1 import sample_states
 from .runs import LocalRunner
 
@@ -26,14 +26,6 @@ WRITERS = {
     ),
 }
 SHOWN_BYTES = 240
-
-
-def _readable(content: bytes | None) -> bool:
-    try:
-        json.loads(content.decode("utf-8")) if content is not None else None
-        return True
-    except (ValueError, RecursionError):
-        return False
 
 
 def run(kills: int = 30, seed: int | None = None) -> dict:
@@ -61,7 +53,7 @@ def run(kills: int = 30, seed: int | None = None) -> dict:
                 content = log.disk.get("trabalho/checkpoint.json")
                 if content is None:
                     absent += 1
-                elif not _readable(content):
+                elif complete_key(content) is None:  # what a resume's json.loads would choke on
                     unreadable += 1
                     if example is None or (not example["bytes"] and content):
                         # The end of the file is where the write was cut.
@@ -76,6 +68,4 @@ def run(kills: int = 30, seed: int | None = None) -> dict:
 
 
 def _where(op, plan: CrashPlan) -> str:
-    from .nivel2 import describe_op
-
     return describe_op(op, plan.torn_at)

@@ -14,7 +14,6 @@ import os
 import random
 import sys
 import tempfile
-import traceback
 import types
 
 from .guard import FLOOD_LIMIT, BoundedOutput, OutputFlood, describe_exception, last_student_line, student_traceback
@@ -25,8 +24,8 @@ WORKDIR, SYSTEM_TMP = "trabalho", "tmp-do-sistema"
 # Bridges out of the run: in Pyodide, `js` reaches the worker's own messaging.
 BLOCKED_MODULES = ("js", "pyodide", "pyodide.ffi", "pyodide.code", "pyodide_js", "_pyodide", "_pyodide_core")
 # Bound at import: a student who rebinds json.loads only garbles their own reports.
-_dumps = json.JSONEncoder(default=repr).encode
-_loads = json.JSONDecoder().decode
+to_json = json.JSONEncoder(default=repr).encode
+from_json = json.JSONDecoder().decode
 
 
 class AgentLoopRunaway(BaseException):
@@ -63,7 +62,7 @@ class Report:
 def plain(value):
     """A JSON copy of what the student hands over (their objects are never shared)."""
     try:
-        return _loads(_dumps(value))
+        return from_json(to_json(value))
     except (TypeError, ValueError, RecursionError):
         return {"<não serializável>": repr(value)[:200]}
 

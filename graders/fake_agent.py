@@ -1,4 +1,4 @@
-"""The scripted fake model and tools that `run_agent` is graded against.
+"""The scripted conversation that `run_agent` is graded against (served by graders.controller).
 
 The model asks for two tools in a row, then ends (the lesson's "uma tarefa que chama
 ferramentas duas vezes seguidas"). Responses are plain dicts shaped like the Messages API.
@@ -6,7 +6,6 @@ ferramentas duas vezes seguidas"). Responses are plain dicts shaped like the Mes
 
 from __future__ import annotations
 
-import copy
 import json
 
 
@@ -73,50 +72,3 @@ MAX_MODEL_CALLS = 20
 def script() -> dict:
     """A fresh copy of the conversation script: tools, tool_uses, tool_results, responses."""
     return json.loads(_SCRIPT_JSON)
-
-
-class AgentLoopRunaway(BaseException):
-    """run_agent kept calling the model or the tools long after the script ended."""
-
-
-class FakeAgentWorld:
-    """One scripted conversation; records what the student's loop sent and ran."""
-
-    def __init__(self, tracer=None, on_model_call=None):
-        self.tracer = tracer
-        self.script = script()
-        self.on_model_call = on_model_call
-        self.model_calls: list[dict] = []  # {"messages": deep copy, "tools": ...}
-        self.tool_calls: list[tuple[str, object]] = []
-        self.tokens_emitted = 0
-
-    def _alive(self):
-        if self.tracer is not None:
-            self.tracer.check_alive()
-
-    def call_model(self, *args, tools=None, messages=None, **kwargs):
-        self._alive()
-        if args or messages is None:
-            raise TypeError("call_model deve ser chamado como call_model(tools=..., messages=...)")
-        if len(self.model_calls) >= MAX_MODEL_CALLS:
-            raise AgentLoopRunaway()
-        self.model_calls.append({"messages": copy.deepcopy(messages), "tools": tools})
-        if self.on_model_call is not None:
-            self.on_model_call(len(self.model_calls))
-        responses = self.script["responses"]
-        response = copy.deepcopy(responses[min(len(self.model_calls), len(responses)) - 1])
-        self.tokens_emitted += response["usage"]["output_tokens"]
-        return response
-
-    def execute_tool(self, name, input):
-        self._alive()
-        if len(self.tool_calls) >= MAX_MODEL_CALLS:
-            raise AgentLoopRunaway()
-        self.tool_calls.append((name, copy.deepcopy(input)))
-        if self.tracer is not None:
-            # The tool runs between save points A and B: a crash can land inside it.
-            self.tracer.step("tool", name, tool_call=len(self.tool_calls))
-        if name not in self.script["tool_results"]:
-            raise KeyError(f"ferramenta desconhecida: {name!r}")
-        return self.script["tool_results"][name]
-

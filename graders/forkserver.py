@@ -15,7 +15,7 @@ import signal
 import socket
 import sys
 
-from .executor import _dumps, _loads, execute
+from .executor import execute, from_json, to_json
 from .guard import BoundedOutput, CodeError, compile_student
 
 
@@ -51,12 +51,15 @@ class LineSocket:
         return json.loads(line), fds
 
 
-def _not_dumpable():
-    """Same-uid processes (the runs) may not ptrace or read the memory of this one."""
+PR_SET_DUMPABLE, PR_SET_CHILD_SUBREAPER = 4, 36
+
+
+def _prctl(option: int, value: int):
+    """Linux prctl; elsewhere a no-op (the sandbox itself is Linux-only)."""
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 4
+        ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
     except (OSError, AttributeError, ImportError):
         pass
 
@@ -80,13 +83,13 @@ class RunChannel:
         self.reader = sock.makefile("rb")
 
     def send(self, message: dict) -> dict:
-        self.sock.sendall((_dumps(message) + "\n").encode("utf-8"))
+        self.sock.sendall((to_json(message) + "\n").encode("utf-8"))
         if message.get("t") == "end":
             return {"a": "go"}
         line = self.reader.readline()
         if not line:
             os._exit(0)  # the controller is gone: nothing left to do
-        return _loads(line.decode("utf-8"))
+        return from_json(line.decode("utf-8"))
 
 
 def _child(run_sock: socket.socket, control: socket.socket, code, init: dict):
@@ -155,13 +158,8 @@ def main():
 
     control = socket.socket(fileno=0)
     sys.stdin = None
-    _not_dumpable()
-    try:
-        import ctypes
-
-        ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER: orphans of a run come back here
-    except (OSError, AttributeError, ImportError):
-        pass
+    _prctl(PR_SET_DUMPABLE, 0)  # same-uid processes (the runs) may not ptrace or read this one
+    _prctl(PR_SET_CHILD_SUBREAPER, 1)  # orphans of a run come back here, to be reaped
     channel = LineSocket(control)
     init, code, child = None, None, None
     while True:

@@ -154,22 +154,6 @@ def snapshot() -> dict:
     return snap
 
 
-def changes_since(snap: dict) -> list[str]:
-    changed = []
-    for ns_name, (namespace, before) in snap.items():
-        if namespace is None:
-            changed += [f"sys.modules[{k!r}]" for k, v in before.items() if sys.modules.get(k) is not v]
-            continue
-        differs = len(namespace) != len(before)
-        for key, value in before.items():
-            if key not in _VOLATILE and namespace.get(key, MISSING) is not value:
-                changed.append(f"{ns_name}.{key}")
-                differs = True
-        if differs:
-            changed += [f"{ns_name}.{k}" for k in namespace.keys() - before.keys() if k not in _VOLATILE]
-    return sorted(set(changed))
-
-
 def restore(snap: dict):
     for ns_name, (namespace, before) in snap.items():
         if namespace is None:

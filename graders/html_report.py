@@ -13,7 +13,17 @@ from pathlib import Path
 
 from . import exercises
 
-TIMELINE_JS = Path(__file__).resolve().parent.parent / "docs" / "assets" / "javascripts" / "lesson" / "timeline.js"
+ASSETS = Path(__file__).resolve().parent.parent / "docs" / "assets"
+TIMELINE_JS = ASSETS / "javascripts" / "lesson" / "timeline.js"
+LESSON_CSS = ASSETS / "stylesheets" / "lesson.css"
+TIMELINE_CSS_START = "/* --- crash timeline"
+TIMELINE_CSS_END = "/* Theme classes"
+# The page's timeline styles read mkdocs-material's variables: here they come from the report's own.
+THEME_VARIABLES = """
+:root { --md-default-fg-color: var(--fg); --md-default-bg-color: var(--bg); --md-default-fg-color--lightest: var(--line);
+        --md-code-bg-color: var(--soft); --md-accent-fg-color: #3f51b5; }
+"""
+TIMELINE_COLOURS = ".crash-timeline { --crash-ok: var(--ok); --crash-failed: var(--failed); font-size: .9rem; }"
 
 CSS = """
 :root { color-scheme: light dark; --ok: #2e7d32; --failed: #c62828; --fg: #1b1b1b; --bg: #fff; --line: #ccc; --soft: #f3f3f3; }
@@ -39,20 +49,6 @@ details.submission > summary { cursor: pointer; font-weight: 700; word-break: br
 .message { white-space: pre-wrap; }
 pre { white-space: pre-wrap; word-break: break-all; background: var(--soft); padding: .5rem; max-height: 18rem; overflow: auto; }
 :focus-visible { outline: 3px solid #3f51b5; outline-offset: 2px; }
-.crash-timeline { --crash-ok: var(--ok); --crash-failed: var(--failed); font-size: .9rem; }
-.crash-timeline__axis { display: flex; flex-wrap: wrap; gap: .5rem; margin: .6rem 0; }
-.crash-timeline__group { display: flex; flex-wrap: wrap; align-items: center; gap: .2rem; padding: .2rem .4rem; border: 1px solid var(--line); border-radius: .2rem; }
-.crash-timeline__group-label { font-weight: 700; margin-right: .2rem; }
-.crash-timeline__mark { min-width: 1.6rem; min-height: 1.6rem; border: 2px solid var(--crash-ok); border-radius: 50%; background: transparent; color: var(--crash-ok); font: inherit; font-weight: 700; cursor: pointer; }
-.crash-timeline__mark[data-outcome="falhou"] { border-color: var(--crash-failed); color: var(--crash-failed); }
-.crash-timeline__mark[aria-checked="true"] { background: var(--fg); color: var(--bg); border-color: var(--fg); }
-.crash-timeline__badge[data-outcome="ok"] { color: var(--crash-ok); font-weight: 700; }
-.crash-timeline__badge[data-outcome="falhou"] { color: var(--crash-failed); font-weight: 700; }
-.crash-timeline__columns { display: grid; grid-template-columns: repeat(auto-fit, minmax(15rem, 1fr)); gap: .8rem; }
-.crash-timeline__heading { font-weight: 700; margin-bottom: .2em; }
-.crash-timeline__disk { max-height: 18rem; overflow: auto; white-space: pre-wrap; word-break: break-all; padding: .6em; background: var(--soft); }
-.crash-timeline__disk[data-torn="true"] { border-left: 3px solid var(--crash-failed); }
-.crash-timeline__live { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 [hidden] { display: none !important; }
 """
 
@@ -109,10 +105,20 @@ def _state(result: dict, cid: str) -> str:
     return "" if criterion is None else ("ok" if criterion["passed"] else "falhou")
 
 
+def _site_timeline() -> tuple[str, str]:
+    """The page's own timeline (script and styles), so the report shows the very same thing."""
+    try:
+        script = TIMELINE_JS.read_text(encoding="utf-8")
+        css = LESSON_CSS.read_text(encoding="utf-8")
+    except OSError:
+        return "function renderTimeline() {}", ""  # no site sources here: the static tables stay
+    start, end = css.find(TIMELINE_CSS_START), css.find(TIMELINE_CSS_END)
+    return script, css[start:end] if 0 <= start < end else ""
+
+
 def render_html(results: list[dict], exercise: str) -> str:
     """`results`: normalised results (graders.report.normalise), one per file, in the batch's order."""
     ids = exercises.criterion_ids(exercise)
-    labels = {c["id"]: c["id"] for c in exercises.load(exercise)["criteria"]}
     graded = [r for r in results if "error" not in r]
     passed_all = sum(1 for r in graded if r["passed"])
     errors = len(results) - len(graded)
@@ -124,7 +130,7 @@ def render_html(results: list[dict], exercise: str) -> str:
         share = round(100 * ok / len(judged)) if judged else 0
         bars.append(
             f'<li data-criterion="{_e(cid)}" data-passed-count="{ok}" data-judged="{len(judged)}">'
-            f'<span>{_e(labels[cid])}</span><span class="bar" role="img" aria-label="{share}% passaram">'
+            f'<span>{_e(cid)}</span><span class="bar" role="img" aria-label="{share}% passaram">'
             f'<span style="width:{share}%"></span></span><span>{ok} de {len(judged)} ({share}%)</span></li>'
         )
     head = "".join(f'<th scope="col"><button type="button" data-key="c{n}">{_e(cid)}</button></th>' for n, cid in enumerate(shown_ids))
@@ -168,10 +174,7 @@ def render_html(results: list[dict], exercise: str) -> str:
         details.append(
             f'<details class="submission" id="{anchor}"><summary>{_e(r["file"])} — {_e(status)}</summary>{"".join(body)}</details>'
         )
-    try:
-        timeline_js = TIMELINE_JS.read_text(encoding="utf-8")
-    except OSError:
-        timeline_js = "function renderTimeline() {}"  # no site sources here: the static tables stay
+    timeline_js, timeline_css = _site_timeline()
     title = f"Relatório da turma — {exercise}"
     return f"""<!doctype html>
 <html lang="pt-BR">
@@ -180,7 +183,7 @@ def render_html(results: list[dict], exercise: str) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <title>{_e(title)}</title>
-<style>{CSS}</style>
+<style>{CSS}{THEME_VARIABLES}{timeline_css}{TIMELINE_COLOURS}</style>
 </head>
 <body>
 <main>

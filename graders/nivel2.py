@@ -186,7 +186,7 @@ class Nivel2Judge:
     def _timeline(self, runs: dict) -> list[bytes | None]:
         """What the live checkpoint held after each step (index i: after op i), read from the crash
         runs' real folders; the reported steps fill in where a run was not sampled or went its own way."""
-        timeline = history(self.ref.ops, self.path)
+        timeline = list(self.timeline)  # the reported steps' account, corrected by what was seen
         for plan, run in runs.items():
             if plan.torn_at is None and not self._disagreement(plan, run):
                 timeline[plan.op_index - 1] = run.disk.get(self.path)
@@ -354,7 +354,7 @@ class Nivel2Judge:
                 "ele foi alterado por um caminho que o corretor não acompanha (descritor duplicado, mmap, os.pwritev, uma thread…). "
                 "Grave o checkpoint só com open/os/pathlib e troque-o com os.replace.",
             )
-        written, synced, open_paths = {}, set(), {}
+        synced: set[str] = set()  # temporary files fsynced since their last write
         for op in self.ref.ops:
             if op.kind == "write":
                 synced.discard(op.path)
@@ -378,7 +378,7 @@ class Nivel2Judge:
                     )
         first = None
         for plan, run in crash_runs:
-            failure = self._crash_failure(plan, run)
+            failure = self.crash_failure(plan, run)
             if failure is None:
                 continue
             telling, result = failure
@@ -395,7 +395,7 @@ class Nivel2Judge:
         keys.discard(None)
         return keys
 
-    def _crash_failure(self, plan: CrashPlan, run: RunLog):
+    def crash_failure(self, plan: CrashPlan, run: RunLog):
         cid = "escrita-atomica"
         why = self._disagreement(plan, run)
         if why:

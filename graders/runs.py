@@ -10,9 +10,9 @@ import os
 import shutil
 import tempfile
 
-from .controller import KILL, CrashPlan, RunController, RunLog
+from .controller import CrashPlan, RunController, RunLog
 from .disk import read_tree
-from .executor import SYSTEM_TMP, WORKDIR, _dumps, _loads, run_in_process
+from .executor import SYSTEM_TMP, WORKDIR, from_json, run_in_process, to_json
 from .guard import BoundedOutput, CodeError, compile_student, snapshot
 from .verdict import CriterionResult
 
@@ -36,7 +36,7 @@ def fresh_root(base: str, name: str) -> str:
 
 def _copy(value):
     """What crosses between executor and controller is JSON, in-process too: nothing is shared."""
-    return _loads(_dumps(value))
+    return from_json(to_json(value))
 
 
 def _answer(answer: dict) -> dict:
@@ -82,5 +82,3 @@ class LocalRunner:
 def local_runner(source: str, filename: str, job: dict) -> LocalRunner:
     return LocalRunner(source, filename, job)
 
-
-__all__ = ["KILL", "LocalRunner", "code_failure", "local_runner"]

@@ -157,9 +157,14 @@ class Arena:
         return _tree_hash(self.instructor / "graders") != self.tree_hash
 
 
+# The exercise's own starter and solution, included as they are (never copies that drift).
+INCLUDED_FROM_EXERCISE = {"_solution.py": SOLUTION, "_starter.py": ROOT / "exercises" / "nivel-2" / "starter.py"}
+
+
 def _expand(text: str) -> str:
     def include(match):
-        return _expand((ATTACKS / match.group(1)).read_text(encoding="utf-8"))
+        path = INCLUDED_FROM_EXERCISE.get(match.group(1), ATTACKS / match.group(1))
+        return _expand(path.read_text(encoding="utf-8"))
 
     return re.sub(r"^#@@INCLUDE:([\w.]+)@@$", include, text, flags=re.M)
 
