@@ -1,6 +1,7 @@
 // Entry point: mount the lesson's widgets on every page, including instant-navigation changes.
 // The widget (and its editor bundle) is loaded only on pages that have exercises.
 import { mountExport, mountProgress } from "./progress.js";
+import "./a11y.js";
 
 async function mountPage() {
   if (document.querySelector("section.exercise")) {

@@ -43,6 +43,12 @@ function isDark() {
   return document.body.getAttribute("data-md-color-scheme") === "slate";
 }
 
+/** Pixels of the window hidden by the theme's sticky header (and tabs), plus a little air. */
+function headerBottom() {
+  const header = document.querySelector(".md-header");
+  return header ? Math.max(0, header.getBoundingClientRect().bottom) + 8 : 0;
+}
+
 function download(name, text, type) {
   const url = URL.createObjectURL(new Blob([text], { type }));
   const link = el("a", { href: url, download: name });
@@ -190,6 +196,7 @@ export class ExerciseWidget {
       doc: code,
       label: `Código do exercício ${this.data.title}`,
       dark: isDark(),
+      coveredTop: headerBottom,
       onChange: () => this.scheduleSave(),
       onSubmit: () => this.verify(),
     });

@@ -3,17 +3,33 @@
 import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
 import { EditorState, Compartment } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from "@codemirror/commands";
-import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, defaultHighlightStyle } from "@codemirror/language";
+import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, defaultHighlightStyle, HighlightStyle } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
-import { oneDark } from "@codemirror/theme-one-dark";
+import { oneDarkTheme, oneDarkHighlightStyle } from "@codemirror/theme-one-dark";
 
-const lightTheme = [syntaxHighlighting(defaultHighlightStyle, { fallback: true })];
+/** A stock highlight style with some colours swapped (`{old: new}`), the rest untouched. */
+function recolour(style, swaps) {
+  return HighlightStyle.define(style.specs.map((spec) => (spec.color in swaps ? { ...spec, color: swaps[spec.color] } : spec)));
+}
+
+// The stock colours below 4.5:1 (WCAG AA) on their backgrounds, including the active line,
+// get a shade that passes: escapes and invalid tokens on white; in One Dark, the coral
+// (names), violet (keywords) and stone (comments, line numbers).
+const lightTheme = [syntaxHighlighting(recolour(defaultHighlightStyle, { "#e40": "#c03000", "#f00": "#c00" }), { fallback: true })];
+const darkTheme = [
+  EditorView.theme({ ".cm-gutters": { color: "#949cad" } }, { dark: true }), // before One Dark: it wins
+  oneDarkTheme,
+  syntaxHighlighting(recolour(oneDarkHighlightStyle, { "#e06c75": "#ef8a91", "#c678dd": "#cd8ae2", "#7d8799": "#949cad" })),
+];
 
 /**
  * A Python editor. `label` names it for screen readers; `onChange(text)` fires on edits;
  * `onSubmit()` on Ctrl/Cmd+Enter. Tab indents; Escape then Tab leaves the editor.
+ * `coveredTop()` gives the pixels at the top of the window hidden by a sticky header, so the
+ * cursor (and "go to line") is never scrolled under it. Long lines wrap: no sideways scrolling
+ * on a phone.
  */
-export function createEditor(parent, { doc = "", label = "Editor de código", dark = false, onChange, onSubmit } = {}) {
+export function createEditor(parent, { doc = "", label = "Editor de código", dark = false, coveredTop = () => 0, onChange, onSubmit } = {}) {
   const theme = new Compartment();
   const submitKeys = keymap.of([{ key: "Mod-Enter", run: () => { onSubmit?.(); return true; } }]);
   const view = new EditorView({
@@ -32,8 +48,11 @@ export function createEditor(parent, { doc = "", label = "Editor de código", da
         python(),
         submitKeys,
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
-        theme.of(dark ? oneDark : lightTheme),
-        EditorView.contentAttributes.of({ "aria-label": label }),
+        theme.of(dark ? darkTheme : lightTheme),
+        EditorView.lineWrapping,
+        EditorView.scrollMargins.of(() => ({ top: coveredTop() })),
+        // In the tab order explicitly, so the scrolling editor counts as reachable by keyboard.
+        EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
         EditorView.updateListener.of((update) => {
           if (update.docChanged) onChange?.(update.state.doc.toString());
         }),
@@ -51,13 +70,17 @@ export function createEditor(parent, { doc = "", label = "Editor de código", da
       });
     },
     setDark(isDark) {
-      view.dispatch({ effects: theme.reconfigure(isDark ? oneDark : lightTheme) });
+      view.dispatch({ effects: theme.reconfigure(isDark ? darkTheme : lightTheme) });
     },
     focus: () => view.focus(),
     goToLine(number) {
       const doc = view.state.doc;
       const line = doc.line(Math.min(Math.max(1, number), doc.lines));
-      view.dispatch({ selection: { anchor: line.from, head: line.to }, scrollIntoView: true });
+      // Centred: clear of the sticky header above and of whatever follows the editor.
+      view.dispatch({
+        selection: { anchor: line.from, head: line.to },
+        effects: EditorView.scrollIntoView(line.from, { y: "center" }),
+      });
       view.focus();
     },
   };

@@ -1,0 +1,17 @@
+// Names for controls the theme builds in the browser and leaves unnamed (WCAG 2.4.4, 4.1.2):
+// the numbered code-annotation markers are links whose only text is drawn by CSS.
+function nameAnnotations(root) {
+  for (const link of root.querySelectorAll("a.md-annotation__index:not([aria-label])")) {
+    const number = link.querySelector("[data-md-annotation-id]")?.dataset.mdAnnotationId;
+    if (number) link.setAttribute("aria-label", `Nota ${number} do código`);
+  }
+}
+
+// The theme mounts annotations while the page is set up; name them once that is done.
+function onPage() {
+  nameAnnotations(document);
+  requestAnimationFrame(() => nameAnnotations(document));
+}
+
+if (window.document$) window.document$.subscribe(onPage);
+else onPage();
