@@ -1,0 +1,153 @@
+"""WCAG 2.1 AA in a real headless Chromium: axe-core on the built pages in both palettes, the
+editor's "go to line" clear of the sticky header, and the exercise at phone width."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import ROOT
+from graders import exercises
+from test_browser_site import Recorder
+from test_browser_widget import VERDICT_TIMEOUT_MS, set_code, verify, widget
+
+pytestmark = pytest.mark.browser
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+STARTER = exercises.read_text("nivel-2", "starter.py")
+# A run error on line 3, with enough lines after it that the editor itself scrolls.
+ERROR_ON_LINE_3 = (
+    "def run_agent(task, tools, call_model, execute_tool):\n    x = {}\n    return x['falta']\n"
+    + "".join(f"# linha de enchimento {i}\n" for i in range(60))
+)
+LONG_LINE = "    resumo = {'uma_chave_bem_comprida': 'um valor que não cabe na tela do telefone', 'fim': 'FIM_DA_LINHA'}"
+
+
+def axe_violations(page):
+    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now."""
+    assert AXE.is_file(), "axe-core missing: run `make setup` (it is a devDependency in package.json)"
+    page.add_script_tag(path=str(AXE))
+    return page.evaluate(
+        """tags => axe.run(document, {runOnly: {type: 'tag', values: tags}}).then(r => r.violations.map(v => ({
+            id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.map(n => ({target: n.target.join(' '), summary: n.failureSummary})),
+        })))""",
+        WCAG_TAGS,
+    )
+
+
+def readable(violations) -> str:
+    lines = []
+    for v in violations:
+        lines.append(f"{v['id']} [{v['impact']}] {v['help']} ({len(v['nodes'])}x)")
+        for node in v["nodes"]:
+            summary = " ".join(node["summary"].split())
+            lines.append(f"    {node['target']}\n        {summary[:300]}")
+    return "\n".join(lines)
+
+
+def assert_no_serious_violations(page, where):
+    serious = [v for v in axe_violations(page) if v["impact"] in ("serious", "critical")]
+    assert serious == [], f"axe: serious/critical WCAG violations on {where}:\n{readable(serious)}"
+
+
+@pytest.fixture(params=["light", "dark"])
+def palette_session(request, browser):
+    """A fresh context whose system palette is light or dark (the site follows it by default)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=request.param)
+    recorder = Recorder(context)
+    page = context.new_page()
+    yield page, request.param, recorder
+    context.close()
+
+
+def expect_scheme(page, palette):
+    expected = {"light": "default", "dark": "slate"}[palette]
+    assert page.locator("body").get_attribute("data-md-color-scheme") == expected
+
+
+def test_course_home_has_no_serious_wcag_violations(palette_session, site_url):
+    page, palette, rec = palette_session
+    page.goto(site_url)
+    page.wait_for_load_state("networkidle")
+    expect_scheme(page, palette)
+    assert_no_serious_violations(page, f"the course home ({palette})")
+    assert rec.console_errors == []
+
+
+def test_lesson_with_a_failed_check_has_no_serious_wcag_violations(palette_session, site_url):
+    page, palette, rec = palette_session
+    page.goto(site_url + "licao-2/")
+    page.wait_for_load_state("networkidle")
+    expect_scheme(page, palette)
+    # A failed verification on screen: criteria marked "falhou", their messages, the crash timeline.
+    set_code(page, "nivel-2", STARTER)
+    assert verify(page, "nivel-2") != "Todas as verificações passaram."
+    section = widget(page, "nivel-2")
+    assert section.locator("li[data-state='falhou'] .exercise-criterion__message").first.is_visible()
+    assert section.locator(".exercise-timeline").is_visible()
+    assert_no_serious_violations(page, f"the lesson with a failed check ({palette})")
+    # Then a run that fails: its traceback and "go to line" button, the check above now outdated.
+    set_code(page, "nivel-2", ERROR_ON_LINE_3)
+    section.get_by_role("button", name="Executar").click()
+    section.locator(".exercise-output__error").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    assert section.get_attribute("data-stale") == "true"
+    assert_no_serious_violations(page, f"the lesson with a failed run and an outdated check ({palette})")
+    assert rec.console_errors == []
+
+
+def test_go_to_line_scrolls_the_line_clear_of_the_sticky_header(browser, site_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(site_url + "licao-2/")
+        section = widget(page, "nivel-2")
+        set_code(page, "nivel-2", ERROR_ON_LINE_3)
+        section.get_by_role("button", name="Executar").click()
+        button = section.locator(".exercise-output").get_by_role("button", name="Ir para a linha 3 no editor")
+        button.wait_for(timeout=VERDICT_TIMEOUT_MS)
+        # Away from line 3: the editor scrolled to its end, the page down to the run's output.
+        section.locator(".cm-scroller").evaluate("el => el.scrollTop = el.scrollHeight")
+        button.scroll_into_view_if_needed()
+        button.click()
+        assert "return x['falta']" in page.evaluate("getSelection().toString()")
+        page.wait_for_timeout(200)  # CodeMirror measures and scrolls in the next animation frame
+        line = section.locator(".cm-line", has_text="return x['falta']")
+        box = line.bounding_box()
+        header = page.locator(".md-header").bounding_box()
+        scroller = section.locator(".cm-scroller").bounding_box()
+        assert box is not None and header is not None and scroller is not None
+        assert box["y"] >= header["y"] + header["height"], (box, header)
+        assert box["y"] + box["height"] <= 900, box
+        assert scroller["y"] <= box["y"] and box["y"] + box["height"] <= scroller["y"] + scroller["height"], (box, scroller)
+    finally:
+        context.close()
+
+
+def test_exercise_fits_a_phone_screen(browser, site_url):
+    width = 390
+    context = browser.new_context(viewport={"width": width, "height": 844}, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    try:
+        page.goto(site_url + "licao-2/")
+        section = widget(page, "nivel-2")
+        code = "def run_agent(task, tools, call_model, execute_tool):\n" + LONG_LINE + "\n    return resumo\n"
+        set_code(page, "nivel-2", code)
+        section.locator(".cm-editor").scroll_into_view_if_needed()
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
+        for part in [section.locator(".cm-editor"), *section.locator(".exercise-toolbar .md-button:visible").all()]:
+            box = part.bounding_box()
+            assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (part, box)
+        # The long line wraps inside the editor: no sideways scrolling, its last character on screen.
+        scroller = section.locator(".cm-scroller")
+        assert scroller.evaluate("el => el.scrollWidth <= el.clientWidth"), "the editor scrolls sideways"
+        line = section.locator(".cm-line", has_text="FIM_DA_LINHA")
+        end = line.evaluate(
+            """el => { const r = document.createRange(); r.selectNodeContents(el);
+                       const rects = [...r.getClientRects()]; return Math.max(...rects.map(x => x.right)); }"""
+        )
+        assert end <= width, end
+        one_row = section.locator(".cm-line", has_text="return resumo").bounding_box()["height"]
+        assert line.bounding_box()["height"] >= 2 * one_row, "the long line did not wrap"
+    finally:
+        context.close()
