@@ -288,14 +288,14 @@ def test_instant_navigation_keeps_the_widget_and_the_worker(lesson, site_url):
     assert page.evaluate("window.__sameDocument") is True, "navigation was not instant"
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
-    wasm_before = sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests)
+    wasm_before = sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests)
     page.get_by_role("link", name="Início", exact=True).first.click()
     page.wait_for_url(lambda url: url.split("#")[0] == site_url)
     page.get_by_role("link", name="Começar a Lição 2").click()
     page.wait_for_url(lambda url: url.split("#")[0] == site_url + "licao-2/")
     assert page.evaluate("window.__sameDocument") is True
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
-    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests) == wasm_before, "the worker was not reused"
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests) == wasm_before, "the worker was not reused"
 
 
 def test_editor_follows_the_palette(lesson):
@@ -420,7 +420,7 @@ def test_parar_interrupts_in_place_when_cross_origin_isolated(browser, isolated_
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
     # Interrupted, not replaced: Python was loaded once.
-    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests) == 1
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests) == 1
     assert recorder.console_errors == [] and recorder.foreign(isolated_site_url) == []
     context.close()
 
@@ -497,7 +497,7 @@ def test_the_time_limit_interrupts_in_place_when_cross_origin_isolated(browser, 
     verify(page, "nivel-2")
     assert states(page, "nivel-2")["executavel"] == "ok"
     # Interrupted, not replaced: Python was loaded once.
-    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.requests) == 1
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests) == 1
     assert recorder.console_errors == []
     context.close()
 

@@ -49,3 +49,41 @@ def test_search_index_holds_the_lesson(site_dir):
     assert index["config"]["lang"] == ["pt"]
     texts = " ".join(doc["text"] for doc in index["docs"])
     assert "pendingToolUse" in texts and "os.replace" in texts
+
+
+def _worker_build(site_dir):
+    import json
+
+    source = (site_dir / "sw.js").read_text(encoding="utf-8")
+    start = source.index("const BUILD = ") + len("const BUILD = ")
+    return json.loads(source[start: source.index(";\n", start)])
+
+
+def test_service_worker_is_versioned_by_the_build_and_precaches_the_site_not_python(site_dir):
+    build = _worker_build(site_dir)
+    assert len(build["version"]) == 16 and len(build["pyodide"]) == 16
+    precache = build["precache"]
+    assert "" in precache and "licao-2/" in precache and "assets/python/lesson.zip" in precache
+    assert not [p for p in precache if p.startswith("pyodide/") or p.endswith(".map") or p == "sw.js"]
+    for path in precache:  # every listed address exists in the build
+        target = site_dir / (path + "index.html" if path == "" or path.endswith("/") else path)
+        assert target.is_file(), path
+    for page in ("index.html", "licao-2/index.html", "404.html"):
+        assert '<meta name="lesson-service-worker" content="on">' in (site_dir / page).read_text(encoding="utf-8")
+
+
+def test_service_worker_fingerprint_follows_every_precached_byte(site_dir, tmp_path):
+    import importlib.util
+    import shutil
+
+    spec = importlib.util.spec_from_file_location("sw_hook", ROOT / "overrides" / "hooks" / "service_worker.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    copy = tmp_path / "site"
+    shutil.copytree(site_dir, copy, ignore=shutil.ignore_patterns("pyodide"))
+    before = hook.build_info(copy, True)
+    assert before["version"] == _worker_build(site_dir)["version"]
+    widget = copy / "assets" / "javascripts" / "lesson" / "widget.js"
+    widget.write_bytes(widget.read_bytes() + b"\n")
+    assert hook.build_info(copy, True)["version"] != before["version"]
+    assert hook.build_info(copy, False) == {"off": True}

@@ -1,0 +1,51 @@
+// The site's service worker (docs/sw.js): registered when the build ships it, removed when the
+// build turned it off (see README). Browsers without service workers keep working as before.
+const ROOT = new URL("../../../", import.meta.url);
+const PREFIX = `licao:${ROOT.href}:`;
+
+let registering = null;
+
+/** Register (or, if the build says "off", unregister) the service worker of this site once. */
+export function setUpServiceWorker() {
+  if (registering) return registering;
+  const mode = document.querySelector('meta[name="lesson-service-worker"]')?.content;
+  if (!("serviceWorker" in navigator) || !mode) {
+    registering = Promise.resolve(null);
+  } else if (mode === "off") {
+    registering = removeServiceWorker().then(() => null);
+  } else {
+    registering = navigator.serviceWorker
+      .register(new URL("sw.js", ROOT), { scope: ROOT.href, updateViaCache: "none" })
+      .catch(() => null); // file://, private modes, blocked storage: the site works without it
+  }
+  return registering;
+}
+
+async function removeServiceWorker() {
+  try {
+    for (const registration of await navigator.serviceWorker.getRegistrations()) {
+      if (registration.scope === ROOT.href) await registration.unregister();
+    }
+    for (const name of await caches.keys()) if (name.startsWith(PREFIX)) await caches.delete(name);
+  } catch {
+    // Nothing to remove, or storage blocked.
+  }
+}
+
+/**
+ * Resolves once this page is controlled by the service worker (so what it fetches next, Python
+ * included, is kept for offline visits), or after `timeoutMs` if that does not happen.
+ */
+export function whenControlled(timeoutMs = 3000) {
+  if (!("serviceWorker" in navigator) || navigator.serviceWorker.controller) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      navigator.serviceWorker.removeEventListener("controllerchange", done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    navigator.serviceWorker.addEventListener("controllerchange", done);
+    setUpServiceWorker().then((registration) => { if (!registration) done(); });
+  });
+}

@@ -1,0 +1,138 @@
+// Service worker of the lesson site: offline revisits and cross-origin isolation on any static host.
+// overrides/hooks/service_worker.py fills BUILD at build time; left null, this worker does nothing.
+const BUILD = /*BUILD*/ null;
+
+const SCOPE = self.registration.scope;
+// Caches are shared by the whole origin: the scope keeps two sites on one host apart.
+const PREFIX = `licao:${SCOPE}:`;
+const SITE_CACHE = BUILD && `${PREFIX}site:${BUILD.version}`;
+const PYODIDE_CACHE = BUILD && `${PREFIX}pyodide:${BUILD.pyodide}`;
+const PYODIDE_PATH = new URL("pyodide/", SCOPE).pathname;
+// A page that takes longer than this comes from the cache (slow or captive networks).
+const NAVIGATION_TIMEOUT_MS = 4000;
+// Which files a page (or its worker) is served from: this build's cache, or the network when the
+// server already holds a newer build than this worker knows. One page never mixes two builds.
+const NETWORK = "network";
+const sources = new Map();
+
+self.addEventListener("install", (event) => {
+  if (!BUILD) return;
+  if (BUILD.off) {
+    self.skipWaiting();
+    return;
+  }
+  // All or nothing (addAll): a half-filled cache is never used. No skipWaiting: open pages of an
+  // older build keep the files of their build until they are closed.
+  event.waitUntil(caches.open(SITE_CACHE).then((cache) =>
+    cache.addAll(BUILD.precache.map((path) => new Request(new URL(path, SCOPE), { cache: "reload" })))));
+});
+
+self.addEventListener("activate", (event) => {
+  event.waitUntil((async () => {
+    const keep = BUILD && !BUILD.off ? [SITE_CACHE, PYODIDE_CACHE] : [];
+    for (const name of await caches.keys()) {
+      if (name.startsWith(PREFIX) && !keep.includes(name)) await caches.delete(name);
+    }
+    if (!BUILD || BUILD.off) {
+      await self.registration.unregister();
+      return;
+    }
+    // The first visit's page comes under control at once, so the Python it starts gets cached.
+    await self.clients.claim();
+  })());
+});
+
+self.addEventListener("fetch", (event) => {
+  if (!BUILD || BUILD.off) return;
+  const request = event.request;
+  const url = new URL(request.url);
+  if (request.method !== "GET" || url.origin !== self.location.origin || !url.href.startsWith(SCOPE)) return;
+  // A Chromium quirk: such requests cannot be answered by a worker.
+  if (request.cache === "only-if-cached" && request.mode !== "same-origin") return;
+  if (request.mode === "navigate") {
+    event.respondWith(navigate(event, request, url));
+    return;
+  }
+  const source = sources.get(event.clientId) ?? SITE_CACHE;
+  // A dedicated worker is a client of its own: it is served like the page that started it.
+  if (event.resultingClientId) sources.set(event.resultingClientId, source);
+  event.respondWith(serve(request, url, source));
+});
+
+async function navigate(event, request, url) {
+  const cached = await lookup(SITE_CACHE, url);
+  let response = null;
+  try {
+    // Revalidated, not taken from the HTTP cache: a new build must be seen on the next visit.
+    const fresh = new Request(request.url, { cache: "no-cache", redirect: "manual", credentials: "same-origin" });
+    response = await withTimeout(fetch(fresh), cached ? NAVIGATION_TIMEOUT_MS : 0);
+  } catch {
+    response = null; // offline, server down, too slow
+  }
+  let source = SITE_CACHE;
+  if (!response || (cached && response.status >= 500)) {
+    if (!cached) return response ?? Response.error();
+    response = cached;
+  } else if (!cached || !(await sameBody(response.clone(), cached))) {
+    // A page this build does not have, or a newer build on the server: the page and all it
+    // loads come from the network, and the browser looks for the new service worker.
+    source = NETWORK;
+    self.registration.update().catch(() => {});
+  }
+  if (event.resultingClientId) sources.set(event.resultingClientId, source);
+  return isolated(response);
+}
+
+async function serve(request, url, source) {
+  if (source === NETWORK) return isolated(await fetch(request));
+  const pyodide = url.pathname.startsWith(PYODIDE_PATH);
+  const cacheName = pyodide ? PYODIDE_CACHE : source;
+  const hit = await lookup(cacheName, url);
+  if (hit) return isolated(hit);
+  const response = await fetch(request);
+  // Files outside the precache list (Pyodide, search languages) are kept once fetched whole.
+  if (response.status === 200 && response.type === "basic" && !request.headers.has("range")) {
+    const cache = await caches.open(cacheName);
+    await cache.put(cacheKey(url), response.clone());
+  }
+  return isolated(response);
+}
+
+function cacheKey(url) {
+  const key = new URL(url.href);
+  key.search = "";
+  key.hash = "";
+  if (key.pathname.endsWith("/index.html")) key.pathname = key.pathname.slice(0, -"index.html".length);
+  return key.href;
+}
+
+async function lookup(cacheName, url) {
+  const cache = await caches.open(cacheName);
+  const key = cacheKey(url);
+  return (await cache.match(key)) ?? (key.endsWith("/") ? undefined : await cache.match(key + "/"));
+}
+
+async function sameBody(a, b) {
+  const [x, y] = await Promise.all([a.arrayBuffer(), b.clone().arrayBuffer()]);
+  if (x.byteLength !== y.byteLength) return false;
+  const u = new Uint8Array(x);
+  const v = new Uint8Array(y);
+  for (let i = 0; i < u.length; i++) if (u[i] !== v[i]) return false;
+  return true;
+}
+
+function withTimeout(promise, ms) {
+  if (!ms) return promise;
+  return Promise.race([promise, new Promise((_, reject) => setTimeout(() => reject(new Error("timeout")), ms))]);
+}
+
+// What coi-serviceworker does: the site's own responses make the page cross-origin isolated,
+// so "Parar" interrupts Python in place on hosts that cannot set these headers.
+function isolated(response) {
+  if (!response || response.status === 0 || response.type === "opaqueredirect") return response;
+  const headers = new Headers(response.headers);
+  headers.set("Cross-Origin-Opener-Policy", "same-origin");
+  headers.set("Cross-Origin-Embedder-Policy", "require-corp");
+  headers.set("Cross-Origin-Resource-Policy", "same-origin");
+  return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
+}

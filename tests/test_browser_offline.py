@@ -1,0 +1,218 @@
+"""The site's service worker in a real Chromium, on a plain static server (no special headers):
+cross-origin isolation, offline revisits, a new build replacing the old one, the off switch."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import ROOT, _serve
+from test_browser_site import Recorder
+from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, verify, widget
+
+pytestmark = pytest.mark.browser
+
+ALL_PASS = "Todas as verificações passaram."
+INFINITE = "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n"
+CONTROLLED = "navigator.serviceWorker.controller !== null"
+OUR_CACHES = "caches.keys().then(names => names.filter(n => n.startsWith('licao:')).sort())"
+
+
+class Host:
+    """A plain `http.server` for one folder, which can go down and come back on the same origin."""
+
+    def __init__(self, directory: Path):
+        self.directory = directory
+        self.server = _serve(directory)
+        self.port = self.server.server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+    def down(self):
+        if self.server:
+            self.server.shutdown()
+            self.server.server_close()
+            self.server = None
+
+    def up(self):
+        import functools
+        import http.server
+        import threading
+
+        from conftest import _QuietHandler
+
+        handler = functools.partial(_QuietHandler, directory=str(self.directory))
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+
+@pytest.fixture
+def host(site_dir, tmp_path):
+    served = tmp_path / "site"
+    shutil.copytree(site_dir, served)
+    h = Host(served)
+    yield h
+    h.down()
+
+
+@pytest.fixture
+def context(browser):
+    ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+    yield ctx
+    ctx.close()
+
+
+def first_visit(context, url):
+    """Load the lesson and wait until the service worker controls it and Python is up (and cached)."""
+    page = context.new_page()
+    page.goto(url + "licao-2/")
+    page.wait_for_function(CONTROLLED, timeout=20_000)
+    widget(page, "nivel-2").locator(".exercise-status").filter(has_text="Python pronto").wait_for(timeout=60_000)
+    return page
+
+
+def rebuild(target: Path, tmp_path: Path, *, marker: str = "", env: dict | None = None):
+    """A real new build of the site (optionally with a marker paragraph on the home) into `target`."""
+    project = tmp_path / "project"
+    if project.exists():
+        shutil.rmtree(project)
+    project.mkdir()
+    for name in ("mkdocs.yml", "package-lock.json"):
+        shutil.copy(ROOT / name, project / name)
+    for name in ("docs", "overrides", "exercises", "graders"):
+        shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
+    (project / "node_modules").symlink_to(ROOT / "node_modules")
+    if marker:
+        home = project / "docs" / "index.md"
+        home.write_text(home.read_text(encoding="utf-8") + f"\n\n{marker}\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
+        cwd=project, env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})},
+        capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_first_visit_to_the_home_neither_reloads_nor_downloads_python(context, host):
+    recorder = Recorder(context)
+    page = context.new_page()
+    loads = []
+    page.on("load", lambda: loads.append(page.url))
+    page.goto(host.url)
+    page.wait_for_function(CONTROLLED, timeout=20_000)
+    page.wait_for_timeout(1500)
+    assert loads == [host.url], f"automatic reloads: {loads}"
+    assert not [u for u in recorder.requests if "/pyodide/" in u], "the home made the student download Python"
+    cached = page.evaluate(OUR_CACHES)
+    assert len(cached) == 1 and ":site:" in cached[0], cached
+    assert recorder.console_errors == [] and recorder.foreign(host.url) == []
+
+
+def test_parar_recovers_without_reloading_python_on_a_plain_server(context, host):
+    recorder = Recorder(context)
+    page = first_visit(context, host.url)
+    assert page.evaluate("crossOriginIsolated") is False  # the first load came from the network
+    page.reload()
+    assert page.evaluate("crossOriginIsolated") is True
+    set_code(page, "nivel-2", INFINITE)
+    section = widget(page, "nivel-2")
+    wasm_before = sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests)
+    section.get_by_role("button", name="Verificar").click()
+    stop = section.get_by_role("button", name="Parar")
+    stop.wait_for(state="visible")
+    summary = "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent"
+    for _ in range(3):
+        page.wait_for_timeout(500)
+        if stop.is_visible():
+            stop.click()
+        try:
+            page.wait_for_function(f"{summary}.includes('interrompida')", timeout=2500)
+            break
+        except Exception:
+            continue
+    assert "interrompida" in page.evaluate(summary)
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == ALL_PASS
+    # Interrupted in place: the worker was not rebuilt, so Python was not loaded again.
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests) == wasm_before
+    assert recorder.console_errors == []
+
+
+def test_offline_revisit_loads_the_lesson_and_grades(context, host):
+    first_visit(context, host.url).close()
+    host.down()
+    page = context.new_page()
+    recorder = Recorder(context)
+    page.goto(host.url + "licao-2/")
+    assert "Checkpoints" in page.locator("h1").inner_text()
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == ALL_PASS
+    page.goto(host.url)  # the home too, with its progress
+    assert page.locator(".course-progress li").count() >= 1
+    assert recorder.console_errors == []
+
+
+def test_a_new_build_reaches_the_student_and_replaces_the_old_cache(context, host, tmp_path):
+    page = context.new_page()
+    page.goto(host.url)
+    page.wait_for_function(CONTROLLED, timeout=20_000)
+    old_caches = page.evaluate(OUR_CACHES)
+    page.close()
+    marker = "Aviso novo do instrutor: esta versão substitui a anterior."
+    rebuild(host.directory, tmp_path, marker=marker)
+    # The revisit that finds the new build already shows it (from the network).
+    page = context.new_page()
+    page.goto(host.url)
+    assert marker in page.locator(".md-content").inner_text()
+    page.wait_for_function("navigator.serviceWorker.getRegistration().then(r => !!r.waiting)", timeout=20_000)
+    page.close()
+    # Once the old pages are gone, the new service worker takes over with the new build alone.
+    page = context.new_page()
+    page.goto(host.url)
+    page.wait_for_function(
+        "old => caches.keys().then(n => { const ours = n.filter(x => x.startsWith('licao:'));"
+        " return ours.length === 1 && !old.includes(ours[0]); })",
+        arg=old_caches, timeout=20_000,
+    )
+    host.down()
+    page.reload()
+    assert marker in page.locator(".md-content").inner_text()
+    page.goto(host.url + "licao-2/")
+    assert page.locator("section.exercise").count() == 3
+
+
+def test_a_build_with_the_service_worker_off_removes_it(context, host, tmp_path):
+    page = context.new_page()
+    page.goto(host.url)
+    page.wait_for_function(CONTROLLED, timeout=20_000)
+    page.close()
+    rebuild(host.directory, tmp_path, env={"SERVICE_WORKER": "0"})
+    assert '"off":true' in (host.directory / "sw.js").read_text(encoding="utf-8")
+    page = context.new_page()
+    page.goto(host.url)
+    page.wait_for_function(
+        "async () => (await navigator.serviceWorker.getRegistrations()).length === 0"
+        " && !(await caches.keys()).some(x => x.startsWith('licao:'))",
+        timeout=20_000,
+    )
+    assert page.evaluate("navigator.serviceWorker.getRegistrations().then(r => r.length)") == 0
+    assert page.evaluate(OUR_CACHES) == []
+
+
+def test_without_service_workers_the_lesson_works_as_before(browser, host):
+    context = browser.new_context(service_workers="block")
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(host.url + "licao-2/")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == ALL_PASS
+    assert page.evaluate("crossOriginIsolated") is False
+    assert recorder.console_errors == []
+    context.close()
