@@ -91,7 +91,7 @@ def rebuild(target: Path, tmp_path: Path, *, marker: str = "", env: dict | None 
         home.write_text(home.read_text(encoding="utf-8") + f"\n\n{marker}\n", encoding="utf-8")
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(target)],
-        cwd=project, env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})},
+        cwd=project, env={**(os.environ if env is None else env), "NO_MKDOCS_2_WARNING": "1"},
         capture_output=True, text=True,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -192,7 +192,7 @@ def test_a_build_with_the_service_worker_off_removes_it(context, host, tmp_path)
     page.goto(host.url)
     page.wait_for_function(CONTROLLED, timeout=20_000)
     page.close()
-    rebuild(host.directory, tmp_path, env={"SERVICE_WORKER": "0"})
+    rebuild(host.directory, tmp_path, env={**os.environ, "SERVICE_WORKER": "0"})
     assert '"off":true' in (host.directory / "sw.js").read_text(encoding="utf-8")
     page = context.new_page()
     page.goto(host.url)
@@ -216,3 +216,35 @@ def test_without_service_workers_the_lesson_works_as_before(browser, host):
     assert page.evaluate("crossOriginIsolated") is False
     assert recorder.console_errors == []
     context.close()
+
+
+def test_sub_path_host_without_site_url_gets_isolation_and_offline_revisits(browser, tmp_path):
+    """An instructor's shared server: the site under /cursos/checkpoints/, built with SITE_URL unset."""
+    root = tmp_path / "host"
+    target = root / "cursos" / "checkpoints"
+    target.parent.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if k != "SITE_URL"}
+    rebuild(target, tmp_path, env=env)
+    host = Host(root)
+    url = host.url + "cursos/checkpoints/"
+    context = browser.new_context()
+    recorder = Recorder(context)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_function(CONTROLLED, timeout=20_000)
+        scope = page.evaluate("navigator.serviceWorker.getRegistration().then(r => r.scope)")
+        assert scope == url
+        page.goto(url + "licao-2/")
+        assert page.evaluate("crossOriginIsolated") is True
+        widget(page, "nivel-2").locator(".exercise-status").filter(has_text="Python pronto").wait_for(timeout=60_000)
+        host.down()
+        page.reload()
+        choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+        set_code(page, "nivel-2", SOLUTION)
+        assert verify(page, "nivel-2") == ALL_PASS
+        assert all("/cursos/checkpoints/" in u for u in recorder.requests if u.startswith(host.url))
+        assert recorder.console_errors == []
+    finally:
+        context.close()
+        host.down()
