@@ -1,16 +1,30 @@
 """Benchmark (not a test): the exercise widget in headless Chromium, from a fresh build.
 
-    python tests/benchmarks/bench_widget.py
+    python tests/benchmarks/bench_widget.py [ROUNDS]
 
-Reports the median time from page load to the first verdict of `nivel-2` (cold: Pyodide
-starts in a new browser context), the median of a "Verificar" once Pyodide is warm,
-and the weight of the lesson page without Pyodide. Timings are noisy: read medians.
+One run builds the site (`mkdocs build --strict`) into a temporary folder, serves it with a plain
+static server (no COOP/COEP headers) and runs ROUNDS rounds (default 5); each round alternates:
+
+1. bare Pyodide boot: a minimal page (written into the build as `__bench/bare.html`) boots the
+   same vendored `pyodide/pyodide.mjs` in a module worker, as the lesson's Python worker does;
+2. cold first verdict: open the lesson and click "Verificar" on `nivel-2` at once;
+3. "Verificar" after 10 s idle on a freshly opened lesson (Python starts when the page is idle);
+4. "Parar" -> next verdict with the service worker (page controlled and reloaded, so
+   cross-origin isolated), then the same context offline (server stopped): does the lesson grade?
+5. "Parar" -> next verdict without a service worker (context with service workers blocked);
+6. cold first verdict again with service workers blocked (what the service worker costs a first visit).
+
+Every measurement uses a fresh browser context (empty HTTP cache). The first round also times
+"Verificar" with Python warm and weighs the lesson page. Timings are noisy: read medians.
+The last line (`JSON: {...}`) holds every figure, for the README.
 """
 
 from __future__ import annotations
 
 import functools
+import gzip
 import http.server
+import json
 import os
 import statistics
 import subprocess
@@ -19,60 +33,423 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
+sys.path.insert(0, str(ROOT))
 from conftest import CHROMIUM, CHROMIUM_ARGS, _QuietHandler  # noqa: E402
+from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, widget  # noqa: E402
 
-VERDICT = "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.length > 0"
+ROUNDS = 5
+WARM_RUNS = 7
+IDLE_S = 10
+RUNNING_BEFORE_STOP_MS = 1000
+TIMEOUT_MS = 120_000
+VIEWPORT = {"width": 1280, "height": 900}
+ALL_PASS = "Todas as verificações passaram."
+INFINITE = "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n"
+SUMMARY = "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\")"
+VERDICT = f"{SUMMARY}?.textContent.length > 0"
+# A grading verdict ("Todas as verificações passaram." / "4 de 6 verificações passaram."), not
+# the "Execução interrompida" note that "Parar" leaves, nor a verdict restored from storage.
+GRADED = f"(() => {{ const t = {SUMMARY}?.textContent ?? ''; return t.includes('verificações passaram') && !t.includes('última vez'); }})()"
+# In-page times around "Parar": the click, the "interrompida" note, the next click on Verificar, its verdict.
+MARKS = f"""(() => {{
+  const marks = window.benchMarks = {{}};
+  const summary = {SUMMARY};
+  document.addEventListener("click", (event) => {{
+    const label = event.target.closest("button")?.textContent;
+    if (label === "Parar") marks.stop ??= performance.now();
+    if (label === "Verificar" && marks.stop !== undefined) marks.verify ??= performance.now();
+  }}, true);
+  new MutationObserver(() => {{
+    const text = summary.textContent;
+    if (text.includes("interrompida")) marks.stopped ??= performance.now();
+    if (text.includes("verificações passaram")) marks.verdict ??= performance.now();
+  }}).observe(summary, {{ childList: true, characterData: true, subtree: true }});
+}})()"""
+CONTROLLED = "navigator.serviceWorker.controller !== null"
+GOALS = {"ratio": 1.15, "idle_s": 0.5, "stop_with_sw_s": 0.5}
+
+# The same loadPyodide call as docs/assets/javascripts/lesson/python-worker.js, nothing else.
+BARE_WORKER = """\
+import { loadPyodide } from "../pyodide/pyodide.mjs";
+
+const pyodide = await loadPyodide({
+  indexURL: new URL("../pyodide/", import.meta.url).href,
+  stdout: () => {},
+  stderr: () => {},
+});
+pyodide.runPython("1 + 1");
+self.postMessage("ready");
+"""
+BARE_PAGE = """\
+<!doctype html>
+<html lang="pt-BR"><head><meta charset="utf-8"><title>Pyodide puro</title></head>
+<body><p>Pyodide puro num worker de módulo (bench_widget.py).</p>
+<script type="module">
+const worker = new Worker(new URL("bare-worker.js", import.meta.url), { type: "module" });
+worker.onmessage = () => { window.benchReady = performance.now(); };
+worker.onerror = (event) => { window.benchError = event.message || "erro no worker"; };
+</script></body></html>
+"""
 
 
 def serve(directory):
-    handler = functools.partial(_QuietHandler, directory=directory)
+    handler = functools.partial(_QuietHandler, directory=str(directory))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
-def verify(page):
-    page.evaluate("document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent = ''")
+def stop_serving(server):
+    server.shutdown()
+    server.server_close()
+
+
+def build(site: Path):
+    subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "--site-dir", str(site)],
+                   cwd=ROOT, check=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    bench = site / "__bench"
+    bench.mkdir()
+    (bench / "bare.html").write_text(BARE_PAGE, encoding="utf-8")
+    (bench / "bare-worker.js").write_text(BARE_WORKER, encoding="utf-8")
+
+
+def python_ready(page):
+    widget(page, "nivel-2").locator(".exercise-status").filter(has_text="Python pronto").wait_for(timeout=TIMEOUT_MS)
+
+
+def verify_button(page):
+    return page.locator("section[data-exercise='nivel-2']").get_by_role("button", name="Verificar")
+
+
+def timed_verify(page) -> float:
+    page.evaluate(f"{SUMMARY}.textContent = ''")
     start = time.perf_counter()
-    page.locator("section[data-exercise='nivel-2']").get_by_role("button", name="Verificar").click()
-    page.wait_for_function(VERDICT, timeout=120_000)
+    verify_button(page).click()
+    page.wait_for_function(VERDICT, timeout=TIMEOUT_MS)
     return time.perf_counter() - start
+
+
+# --- scenarios (each in a fresh browser context) ---------------------------------------------
+
+
+def watch_python_start(context, start: list[float]) -> list[float]:
+    """Seconds from `start[0]` to the first request for pyodide.mjs (when the page starts Python)."""
+    seen = []
+    context.on("request", lambda r: not seen and r.url.endswith("/pyodide/pyodide.mjs")
+               and seen.append(time.perf_counter() - start[0]))
+    return seen
+
+
+def bare_boot(browser, base) -> tuple[float, float | None]:
+    context = browser.new_context()
+    start = [time.perf_counter()]
+    python_start = watch_python_start(context, start)
+    page = context.new_page()
+    start[0] = time.perf_counter()
+    page.goto(base + "__bench/bare.html")
+    page.wait_for_function("window.benchReady !== undefined || window.benchError !== undefined", timeout=TIMEOUT_MS)
+    elapsed = time.perf_counter() - start[0]
+    error = page.evaluate("window.benchError")
+    context.close()
+    if error:
+        raise RuntimeError(f"a página mínima não carregou o Pyodide: {error}")
+    return elapsed, next(iter(python_start), None)
+
+
+def cold_verdict(browser, base, site: Path, extras: dict | None = None, *,
+                 service_workers: str = "allow") -> tuple[float, float | None]:
+    """Open the lesson and click Verificar at once. With `extras`, also weigh the page and time warm runs."""
+    context = browser.new_context(viewport=VIEWPORT, service_workers=service_workers)
+    start = [time.perf_counter()]
+    python_start = watch_python_start(context, start)
+    fetched = set()
+    if extras is not None:
+        def record(response):
+            if response.request.service_worker is None and response.url.startswith(base) and response.status == 200:
+                fetched.add(response.url)
+        context.on("response", record)
+    page = context.new_page()
+    start[0] = time.perf_counter()
+    page.goto(base + "licao-2/")
+    verify_button(page).click()
+    page.wait_for_function(VERDICT, timeout=TIMEOUT_MS)
+    elapsed = time.perf_counter() - start[0]
+    if extras is not None:
+        page.wait_for_load_state("networkidle")
+        extras["warm"] = [timed_verify(page) for _ in range(WARM_RUNS)]
+        extras["weight"] = weigh(fetched, base, site)
+    context.close()
+    return elapsed, next(iter(python_start), None)
+
+
+def idle_verdict(browser, base) -> tuple[float, bool]:
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(base + "licao-2/")
+    page.wait_for_timeout(IDLE_S * 1000)
+    ready = "Python pronto" in widget(page, "nivel-2").locator(".exercise-status").inner_text()
+    elapsed = timed_verify(page)
+    context.close()
+    return elapsed, ready
+
+
+def stop_then_verdict(page) -> tuple[float, str]:
+    """An endless loop, Parar after ~1 s, then the solution: seconds from Parar to the next verdict."""
+    section = widget(page, "nivel-2")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+    set_code(page, "nivel-2", INFINITE)
+    section.get_by_role("button", name="Verificar").click()
+    stop = section.get_by_role("button", name="Parar")
+    stop.wait_for(state="visible")
+    page.wait_for_timeout(RUNNING_BEFORE_STOP_MS)
+    page.evaluate(MARKS)
+    start = time.perf_counter()
+    stop.click()
+    set_code(page, "nivel-2", SOLUTION)
+    section.get_by_role("button", name="Verificar").click()  # waits until the button is enabled again
+    page.wait_for_function(GRADED, timeout=TIMEOUT_MS)
+    elapsed = time.perf_counter() - start
+    marks = page.evaluate("window.benchMarks")
+    parts = {"stopped_s": span(marks, "stop", "stopped"), "graded_s": span(marks, "verify", "verdict")}
+    return elapsed, section.locator(".exercise-summary").inner_text(), parts
+
+
+def span(marks, first, last):
+    return (marks[last] - marks[first]) / 1000 if first in marks and last in marks else None
+
+
+def with_service_worker(browser, site: Path) -> dict:
+    """Parar on a controlled, reloaded (isolated) page; then the server goes down and the lesson is revisited."""
+    server, base = serve(site)  # an origin of its own: it goes down below
+    context = browser.new_context(viewport=VIEWPORT)
+    try:
+        page = context.new_page()
+        page.goto(base + "licao-2/")
+        page.wait_for_function(CONTROLLED, timeout=20_000)
+        python_ready(page)
+        page.reload()
+        isolated = page.evaluate("crossOriginIsolated")
+        if isolated is not True:
+            raise AssertionError(f"página controlada e recarregada sem crossOriginIsolated (valor: {isolated!r})")
+        python_ready(page)
+        stop_s, summary, parts = stop_then_verdict(page)
+        page.close()
+        stop_serving(server)
+        server = None
+        offline = offline_revisit(context, base)
+    finally:
+        context.close()
+        if server:
+            stop_serving(server)
+    return {"stop_s": stop_s, "summary": summary, "isolated": isolated, **parts, **offline}
+
+
+def offline_revisit(context, base) -> dict:
+    page = context.new_page()
+    start = time.perf_counter()
+    try:
+        page.goto(base + "licao-2/")
+        choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+        set_code(page, "nivel-2", SOLUTION)
+        page.evaluate(f"{SUMMARY}.textContent = ''")
+        verify_button(page).click()
+        page.wait_for_function(GRADED, timeout=60_000)
+        summary = widget(page, "nivel-2").locator(".exercise-summary").inner_text()
+        return {"offline_ok": summary == ALL_PASS, "offline_s": time.perf_counter() - start, "offline_note": summary}
+    except Exception as error:  # noqa: BLE001 - reported as "não funciona"
+        return {"offline_ok": False, "offline_s": None, "offline_note": str(error).splitlines()[0]}
+
+
+def without_service_worker(browser, base) -> dict:
+    context = browser.new_context(viewport=VIEWPORT, service_workers="block")
+    page = context.new_page()
+    page.goto(base + "licao-2/")
+    python_ready(page)
+    isolated = page.evaluate("crossOriginIsolated")
+    stop_s, summary, parts = stop_then_verdict(page)
+    context.close()
+    return {"stop_s": stop_s, "summary": summary, "isolated": isolated, **parts}
+
+
+# --- bytes ------------------------------------------------------------------------------------
+
+
+def local_file(url: str, base: str, site: Path) -> Path | None:
+    rel = unquote(urlsplit(url).path)[len(urlsplit(base).path):]
+    path = site / rel
+    if rel == "" or rel.endswith("/"):
+        path = path / "index.html"
+    return path if path.is_file() else None
+
+
+def sizes(paths) -> dict:
+    paths = list(paths)
+    raw = sum(p.stat().st_size for p in paths)
+    packed = sum(len(gzip.compress(p.read_bytes(), compresslevel=6)) for p in paths)
+    return {"files": len(paths), "raw": raw, "gzip": packed}
+
+
+def weigh(urls, base, site: Path) -> dict:
+    """What the lesson page fetched (a static server sends the files as they are on disk)."""
+    files = {local_file(u, base, site) for u in urls} - {None}
+    pyodide = sorted(p for p in files if p.is_relative_to(site / "pyodide"))
+    page = sorted(files - set(pyodide))
+    build_info = (site / "sw.js").read_text(encoding="utf-8").split("const BUILD = ", 1)[1].split(";\n", 1)[0]
+    precache = [local_file(base + rel, base, site) for rel in json.loads(build_info).get("precache", [])]
+    return {"page": sizes(page), "pyodide": sizes(pyodide), "precache": sizes(p for p in precache if p)}
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def med(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def each(values, scale=1.0, fmt="{:.2f}"):
+    return " ".join("-" if v is None else fmt.format(v * scale) for v in values)
+
+
+def rounded(value):
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    return value
+
+
+def fmt_s(value):
+    return "-" if value is None else f"{value:.2f} s"
+
+
+def kib(n):
+    return f"{n / 1024:.0f} KiB"
+
+
+def mib(n):
+    return f"{n / 1024 / 1024:.1f} MiB"
+
+
+def goal(value, limit):
+    return "atingida" if value is not None and value <= limit else "NÃO atingida"
+
+
+def line(label, value):
+    print(f"  {label:<48} {value}")
 
 
 def main():
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as site:
-        subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "--site-dir", site],
-                       cwd=ROOT, check=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
-        server = serve(site)
-        url = f"http://127.0.0.1:{server.server_address[1]}/licao-2/"
-        cold, warm, weight = [], [], 0
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
+    began = time.perf_counter()
+    bare, cold, cold_nosw, idle, idle_ready, sw, nosw = [], [], [], [], [], [], []
+    extras = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        build(site)
+        server, base = serve(site)
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-            for attempt in range(3):
-                context = browser.new_context()
-                page = context.new_page()
-                sizes = {}
-                page.on("response", lambda r: sizes.__setitem__(r.url, len(r.body()) if r.ok else 0))
-                start = time.perf_counter()
-                page.goto(url)
-                page.locator("section[data-exercise='nivel-2']").get_by_role("button", name="Verificar").click()
-                page.wait_for_function(VERDICT, timeout=120_000)
-                cold.append(time.perf_counter() - start)
-                if attempt == 0:
-                    page.wait_for_load_state("networkidle")
-                    weight = sum(size for u, size in sizes.items() if "/pyodide/" not in u)
-                    warm = [verify(page) for _ in range(7)]
-                context.close()
+            for n in range(rounds):
+                bare.append(bare_boot(browser, base))
+                cold.append(cold_verdict(browser, base, site, extras if n == 0 else None))
+                seconds, ready = idle_verdict(browser, base)
+                idle.append(seconds)
+                idle_ready.append(ready)
+                sw.append(with_service_worker(browser, site))
+                nosw.append(without_service_worker(browser, base))
+                cold_nosw.append(cold_verdict(browser, base, site, service_workers="block"))
             browser.close()
-        server.shutdown()
-    print(f"primeiro veredito, a frio (Pyodide incluído): mediana {statistics.median(cold):.1f} s em {len(cold)} tentativas")
-    print(f"'Verificar' com o Python já carregado: mediana {statistics.median(warm) * 1000:.0f} ms em {len(warm)} tentativas")
-    print(f"peso da página da lição sem o Pyodide: {weight / 1024:.0f} KiB (sem compressão)")
+        stop_serving(server)
+    total = time.perf_counter() - began
+
+    def col(rows, key):
+        return [r[key] for r in rows]
+
+    bare_s, bare_start = [b[0] for b in bare], [b[1] for b in bare]
+    cold_s, cold_start = [c[0] for c in cold], [c[1] for c in cold]
+    cold_nosw_s, cold_nosw_start = [c[0] for c in cold_nosw], [c[1] for c in cold_nosw]
+    ratio = med(cold_s) / med(bare_s)
+    warm, weight = extras["warm"], extras["weight"]
+    offline_ok = sum(r["offline_ok"] for r in sw)
+    summaries = {r["summary"] for r in sw + nosw}
+    figures = {
+        "rounds": rounds,
+        "bare_boot_s": med(bare_s), "cold_verdict_s": med(cold_s), "cold_over_bare": ratio,
+        "cold_verdict_no_sw_s": med(cold_nosw_s), "cold_no_sw_over_bare": med(cold_nosw_s) / med(bare_s),
+        "python_requested_bare_s": med(bare_start), "python_requested_cold_s": med(cold_start),
+        "python_requested_cold_no_sw_s": med(cold_nosw_start),
+        "idle_verify_s": med(idle), "idle_python_ready": sum(idle_ready),
+        "warm_verify_ms": med(warm) * 1000,
+        "stop_to_verdict_with_sw_s": med(col(sw, "stop_s")), "stop_to_verdict_without_sw_s": med(col(nosw, "stop_s")),
+        "stop_itself_with_sw_s": med(col(sw, "stopped_s")), "stop_itself_without_sw_s": med(col(nosw, "stopped_s")),
+        "verdict_after_stop_with_sw_s": med(col(sw, "graded_s")),
+        "verdict_after_stop_without_sw_s": med(col(nosw, "graded_s")),
+        "isolated_with_sw": all(r["isolated"] is True for r in sw),
+        "isolated_without_sw": any(r["isolated"] is True for r in nosw),
+        "offline_works": offline_ok == len(sw), "offline_verdict_s": med(col(sw, "offline_s")),
+        "page_bytes": weight["page"]["raw"], "page_bytes_gzip": weight["page"]["gzip"], "page_files": weight["page"]["files"],
+        "pyodide_bytes": weight["pyodide"]["raw"], "pyodide_bytes_gzip": weight["pyodide"]["gzip"],
+        "precache_bytes": weight["precache"]["raw"], "precache_bytes_gzip": weight["precache"]["gzip"],
+        "precache_files": weight["precache"]["files"],
+        "runs": {"bare_boot_s": bare_s, "cold_verdict_s": cold_s, "cold_verdict_no_sw_s": cold_nosw_s,
+                 "idle_verify_s": idle, "warm_verify_s": warm,
+                 "stop_with_sw_s": col(sw, "stop_s"), "stop_without_sw_s": col(nosw, "stop_s"),
+                 "offline_verdict_s": col(sw, "offline_s")},
+        "total_s": total,
+    }
+
+    print(f"Widget no Chromium headless: {rounds} rodadas alternadas, cada medida num contexto novo "
+          "(cache HTTP vazio); medianas, e entre parênteses cada tentativa.")
+    line("Pyodide puro (página mínima, worker de módulo):", f"{med(bare_s):5.2f} s  ({each(bare_s)})")
+    line("primeiro veredito a frio (Verificar ao abrir):", f"{med(cold_s):5.2f} s  ({each(cold_s)})")
+    line("razão veredito a frio / Pyodide puro:",
+         f"{ratio:5.2f}    (meta ≤ {GOALS['ratio']:.2f}: {goal(ratio, GOALS['ratio'])})")
+    line("  o mesmo com service workers bloqueados:",
+         f"{med(cold_nosw_s):5.2f} s  ({each(cold_nosw_s)}; razão {figures['cold_no_sw_over_bare']:.2f})")
+    line("  pedido do pyodide.mjs após abrir a página:",
+         f"{med(cold_start):5.2f} s na lição, {med(cold_nosw_start):.2f} s sem service worker, "
+         f"{med(bare_start):.2f} s na página mínima")
+    line(f"Verificar após {IDLE_S} s parado na lição:",
+         f"{med(idle):5.2f} s  ({each(idle)}; Python pronto antes do clique em {sum(idle_ready)}/{rounds}; "
+         f"meta ≤ {GOALS['idle_s']} s: {goal(med(idle), GOALS['idle_s'])})")
+    line("Verificar com o Python já carregado:", f"{med(warm) * 1000:5.0f} ms ({WARM_RUNS} tentativas)")
+    with_sw = figures["stop_to_verdict_with_sw_s"]
+    line("Parar -> próximo veredito, com service worker:",
+         f"{with_sw:5.2f} s  ({each(col(sw, 'stop_s'))}; crossOriginIsolated: "
+         f"{'sim' if figures['isolated_with_sw'] else 'não'}; meta ≤ {GOALS['stop_with_sw_s']} s: "
+         f"{goal(with_sw, GOALS['stop_with_sw_s'])})")
+    line("Parar -> próximo veredito, sem service worker:",
+         f"{figures['stop_to_verdict_without_sw_s']:5.2f} s  ({each(col(nosw, 'stop_s'))}; crossOriginIsolated: "
+         f"{'sim' if figures['isolated_without_sw'] else 'não'})")
+    line("  na página: Parar até 'interrompida'; veredito:",
+         f"com SW {fmt_s(figures['stop_itself_with_sw_s'])} e {fmt_s(figures['verdict_after_stop_with_sw_s'])}; "
+         f"sem SW {fmt_s(figures['stop_itself_without_sw_s'])} e {fmt_s(figures['verdict_after_stop_without_sw_s'])}")
+    if summaries != {ALL_PASS}:
+        line("atenção, vereditos depois de Parar:", sorted(summaries))
+    offline_s = figures["offline_verdict_s"]
+    line("revisita offline (servidor parado):",
+         f"{'funciona' if figures['offline_works'] else 'não funciona'} ({offline_ok}/{len(sw)}); "
+         + (f"solução aprovada {offline_s:.2f} s após abrir a página ({each(col(sw, 'offline_s'))})"
+            if offline_s is not None else "nenhum veredito"))
+    for r in sw:
+        if not r["offline_ok"]:
+            line("  falhou:", r["offline_note"])
+    page, pyodide, precache = weight["page"], weight["pyodide"], weight["precache"]
+    line("página da lição sem o Pyodide:", f"{kib(page['raw'])} ({kib(page['gzip'])} com gzip) em {page['files']} arquivos")
+    line("Pyodide baixado pela página:", f"{mib(pyodide['raw'])} ({mib(pyodide['gzip'])} com gzip) em {pyodide['files']} arquivos")
+    line("pré-cache do service worker na 1ª visita:",
+         f"{kib(precache['raw'])} ({kib(precache['gzip'])} com gzip) em {precache['files']} arquivos")
+    line("tempo total da medição:", f"{total:.0f} s")
+    print("JSON: " + json.dumps(rounded(figures), ensure_ascii=False, separators=(",", ":")))
 
 
 if __name__ == "__main__":
