@@ -24,7 +24,8 @@ self.addEventListener("install", (event) => {
   // All or nothing (addAll): a half-filled cache is never used. No skipWaiting: open pages of an
   // older build keep the files of their build until they are closed.
   event.waitUntil(caches.open(SITE_CACHE).then((cache) =>
-    cache.addAll(BUILD.precache.map((path) => new Request(new URL(path, SCOPE), { cache: "reload" })))));
+    // "no-cache": revalidated, so the files the page has just loaded are not downloaded again.
+    cache.addAll(BUILD.precache.map((path) => new Request(new URL(path, SCOPE), { cache: "no-cache" })))));
 });
 
 self.addEventListener("activate", (event) => {
@@ -39,6 +40,20 @@ self.addEventListener("activate", (event) => {
     }
     // The first visit's page comes under control at once, so the Python it starts gets cached.
     await self.clients.claim();
+  })());
+});
+
+// A page that started Python before this worker controlled it asks for Python to be kept.
+self.addEventListener("message", (event) => {
+  if (!BUILD || BUILD.off || event.data?.type !== "keep-python") return;
+  event.waitUntil((async () => {
+    const cache = await caches.open(PYODIDE_CACHE);
+    for (const name of BUILD.pyodideFiles) {
+      const url = new URL(name, new URL("pyodide/", SCOPE));
+      if (await cache.match(url.href)) continue;
+      const response = await fetch(url).catch(() => null);
+      if (response?.status === 200) await cache.put(url.href, response);
+    }
   })());
 });
 

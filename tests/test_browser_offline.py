@@ -20,7 +20,23 @@ pytestmark = pytest.mark.browser
 ALL_PASS = "Todas as verificações passaram."
 INFINITE = "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n"
 CONTROLLED = "navigator.serviceWorker.controller !== null"
+# Python's five core files are in the service worker's cache.
+PYTHON_KEPT = ("async () => { for (const n of await caches.keys()) if (n.includes(':pyodide:'))"
+               " return (await (await caches.open(n)).keys()).length === 5; return false; }")
 OUR_CACHES = "caches.keys().then(names => names.filter(n => n.startsWith('licao:')).sort())"
+
+
+def wait_until(page, script: str, arg=None, timeout_s: float = 30):
+    """Poll an async page script until it yields a truthy value (wait_for_function does not await promises)."""
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while True:
+        value = page.evaluate(script, arg)
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"never true: {script}"
+        page.wait_for_timeout(200)
 
 
 class Host:
@@ -72,6 +88,7 @@ def first_visit(context, url):
     page.goto(url + "licao-2/")
     page.wait_for_function(CONTROLLED, timeout=20_000)
     widget(page, "nivel-2").locator(".exercise-status").filter(has_text="Python pronto").wait_for(timeout=60_000)
+    wait_until(page, PYTHON_KEPT)
     return page
 
 
@@ -170,15 +187,16 @@ def test_a_new_build_reaches_the_student_and_replaces_the_old_cache(context, hos
     page = context.new_page()
     page.goto(host.url)
     assert marker in page.locator(".md-content").inner_text()
-    page.wait_for_function("navigator.serviceWorker.getRegistration().then(r => !!r.waiting)", timeout=20_000)
+    wait_until(page, "navigator.serviceWorker.getRegistration().then(r => !!r.waiting)")
     page.close()
     # Once the old pages are gone, the new service worker takes over with the new build alone.
     page = context.new_page()
     page.goto(host.url)
-    page.wait_for_function(
+    wait_until(
+        page,
         "old => caches.keys().then(n => { const ours = n.filter(x => x.startsWith('licao:'));"
         " return ours.length === 1 && !old.includes(ours[0]); })",
-        arg=old_caches, timeout=20_000,
+        old_caches,
     )
     host.down()
     page.reload()
@@ -196,10 +214,10 @@ def test_a_build_with_the_service_worker_off_removes_it(context, host, tmp_path)
     assert '"off":true' in (host.directory / "sw.js").read_text(encoding="utf-8")
     page = context.new_page()
     page.goto(host.url)
-    page.wait_for_function(
+    wait_until(
+        page,
         "async () => (await navigator.serviceWorker.getRegistrations()).length === 0"
         " && !(await caches.keys()).some(x => x.startsWith('licao:'))",
-        timeout=20_000,
     )
     assert page.evaluate("navigator.serviceWorker.getRegistrations().then(r => r.length)") == 0
     assert page.evaluate(OUR_CACHES) == []
@@ -238,6 +256,7 @@ def test_sub_path_host_without_site_url_gets_isolation_and_offline_revisits(brow
         page.goto(url + "licao-2/")
         assert page.evaluate("crossOriginIsolated") is True
         widget(page, "nivel-2").locator(".exercise-status").filter(has_text="Python pronto").wait_for(timeout=60_000)
+        wait_until(page, PYTHON_KEPT)
         host.down()
         page.reload()
         choose(page, "nivel-2", RIGHT_DIAGNOSIS)

@@ -156,3 +156,30 @@ def on_config(config):
     fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
     fences.append({"name": "exercise", "class": "exercise", "format": format_exercise})
     return config
+
+
+WORKER = "assets/javascripts/lesson/python-worker.js"
+# Inline and first in <head>: the Python worker starts booting while the page itself still loads
+# (a script file, even async, would wait for the parser). runtime.js adopts it; see adoptEarlyWorker.
+EARLY_PYTHON = (
+    "<script>/* Python boots while the page loads (runtime.js adopts this worker). */"
+    "if (!(navigator.connection && navigator.connection.saveData) && window.Worker) try {"
+    " var w = window.__lessonEarlyWorker = new Worker(new URL(%s, document.baseURI), {type: 'module'});"
+    " w.addEventListener('error', function () { w.failedEarly = true; }, {once: true});"
+    " } catch (e) {}</script>"
+)
+
+
+def on_post_page(output: str, page, config) -> str:
+    """Pages with exercises start Python from the top of <head>, before the theme and the editor load."""
+    if '<section class="exercise"' not in output:
+        return output
+    import json
+
+    from mkdocs.utils import get_relative_url
+
+    script = EARLY_PYTHON % json.dumps(get_relative_url(WORKER, page.url))
+    charset = '<meta charset="utf-8">'
+    if charset in output:
+        return output.replace(charset, charset + "\n" + script, 1)
+    return output.replace("</head>", script + "\n</head>", 1)

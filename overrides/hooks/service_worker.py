@@ -80,6 +80,7 @@ def build_info(site: Path, on: bool) -> dict:
     return {
         "version": fingerprint(site, files),
         "pyodide": fingerprint(site, pyodide),
+        "pyodideFiles": [p.name for p in pyodide],
         "precache": [url_of(p.relative_to(site).as_posix()) for p in files],
     }
 

@@ -4,7 +4,16 @@ import { mountExport, mountProgress } from "./progress.js";
 import { setUpServiceWorker } from "./offline.js";
 import "./a11y.js";
 
+// Python boots in its worker while the editor and the widgets load, unless the browser asks
+// to save data (then it starts when an exercise comes into view, or on the first click).
+function startPythonEarly() {
+  if (document.querySelector("section.exercise") && !navigator.connection?.saveData) {
+    import("./runtime.js").then(({ sharedRuntime }) => sharedRuntime().start().catch(() => {}));
+  }
+}
+
 async function mountPage() {
+  startPythonEarly();
   if (document.querySelector("section.exercise")) {
     const { mountAll } = await import("./widget.js");
     mountAll(document);
@@ -21,6 +30,24 @@ if (window.document$) window.document$.subscribe(mountPage);
 else mountPage();
 // Closing or reloading the tab right after typing still keeps the last keystrokes.
 window.addEventListener("pagehide", () => document.dispatchEvent(new Event("lesson:flush")));
-// Offline revisits and cross-origin isolation (docs/sw.js), once the page has loaded.
-if (document.readyState === "complete") setUpServiceWorker();
-else window.addEventListener("load", () => setUpServiceWorker(), { once: true });
+// Offline revisits and cross-origin isolation (docs/sw.js), once the page has loaded. On a first
+// visit to a page with exercises, the install (which copies the site, then Python, into its cache)
+// waits until Python is up and a quiet moment comes: it would slow the student's first verdict.
+async function setUpOffline() {
+  if (document.querySelector("section.exercise") && !navigator.serviceWorker?.controller) {
+    const { sharedRuntime } = await import("./runtime.js");
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 20_000); // Python may never start (saving data)
+      const stop = sharedRuntime().onState((state) => {
+        if (state !== "ready") return;
+        clearTimeout(timer);
+        queueMicrotask(() => stop());
+        setTimeout(resolve, 2000);
+      });
+    });
+    await new Promise((resolve) => (window.requestIdleCallback ?? setTimeout)(resolve, { timeout: 5000 }));
+  }
+  setUpServiceWorker();
+}
+if (document.readyState === "complete") setUpOffline();
+else window.addEventListener("load", () => setUpOffline(), { once: true });

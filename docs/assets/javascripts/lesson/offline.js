@@ -49,3 +49,12 @@ export function whenControlled(timeoutMs = 3000) {
     setUpServiceWorker().then((registration) => { if (!registration) done(); });
   });
 }
+
+/**
+ * Python has booted in this page: once the service worker controls the page (on a first visit it
+ * may take over only after Python was fetched), ask it to keep Python's files for offline visits.
+ * They come from the browser's HTTP cache, so nothing is downloaded twice.
+ */
+export function keepPythonOffline() {
+  whenControlled(60_000).then(() => navigator.serviceWorker?.controller?.postMessage({ type: "keep-python" }));
+}

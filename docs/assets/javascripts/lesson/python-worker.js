@@ -9,14 +9,18 @@ const LESSON_DIR = "/home/pyodide/lesson";
 const post = self.postMessage.bind(self);
 let handle = null;
 
+// Python boots as soon as the worker exists, before the page sends "init".
+const booting = loadPyodide({
+  indexURL: new URL("../../../pyodide/", import.meta.url).href,
+  // The graders capture the student's output themselves; the runtime stays quiet.
+  stdout: () => {},
+  stderr: () => {},
+});
+booting.catch(() => {}); // reported by "init"
+
 async function init({ bundleUrl, interruptBuffer }) {
   const bundle = fetch(bundleUrl, { cache: "no-cache" }); // downloads while Python boots
-  const pyodide = await loadPyodide({
-    indexURL: new URL("../../../pyodide/", import.meta.url).href,
-    // The graders capture the student's output themselves; the runtime stays quiet.
-    stdout: () => {},
-    stderr: () => {},
-  });
+  const pyodide = await booting;
   if (interruptBuffer) pyodide.setInterruptBuffer(new Int32Array(interruptBuffer));
   const response = await bundle;
   if (!response.ok) throw new Error(`não foi possível baixar os corretores (${response.status})`);

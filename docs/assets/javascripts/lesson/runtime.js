@@ -1,5 +1,6 @@
 // Page side of the Python worker: lazy start, one call at a time, a time limit per call,
 // and "Parar" (interrupt when the page is cross-origin isolated, else a fresh worker).
+import { keepPythonOffline } from "./offline.js";
 
 const WORKER_URL = new URL("./python-worker.js", import.meta.url);
 const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
@@ -42,16 +43,14 @@ export class PythonRuntime {
   start() {
     if (this.ready) return this.ready;
     this.setState("loading");
-    this.worker = new Worker(WORKER_URL, { type: "module" });
-    this.worker.onmessage = ({ data }) => this.settle(data);
-    this.worker.onerror = (event) => {
-      event.preventDefault();
-      const error = new RuntimeError("failed", event.message || "o Python parou de responder");
-      if (this.state === "loading") this.failAll(error); // start() reports it; no restart loop
-      else this.restart(error);
-    };
-    this.ready = this.post({ type: "init", bundleUrl: BUNDLE_URL.href, interruptBuffer: this.interrupt?.buffer })
-      .then(() => this.setState("ready"))
+    // One quiet retry with a fresh worker: a busy static server may drop a connection while
+    // Python's files load (python -m http.server queues only a few).
+    this.ready = this.boot(adoptEarlyWorker())
+      .catch(() => this.boot(null))
+      .then(() => {
+        this.setState("ready");
+        keepPythonOffline();
+      })
       .catch((error) => {
         this.setState("failed", error.message);
         this.ready = null;
@@ -60,6 +59,19 @@ export class PythonRuntime {
         throw error;
       });
     return this.ready;
+  }
+
+  boot(worker) {
+    this.worker?.terminate();
+    this.worker = worker ?? new Worker(WORKER_URL, { type: "module" });
+    this.worker.onmessage = ({ data }) => this.settle(data);
+    this.worker.onerror = (event) => {
+      event.preventDefault();
+      const error = new RuntimeError("failed", event.message || "o Python parou de responder");
+      if (this.state === "loading") this.failAll(error); // start() reports it; no restart loop
+      else this.restart(error);
+    };
+    return this.post({ type: "init", bundleUrl: BUNDLE_URL.href, interruptBuffer: this.interrupt?.buffer });
   }
 
   post(message) {
@@ -158,6 +170,16 @@ export class PythonRuntime {
     this.setState("idle");
     this.start().catch(() => {});
   }
+}
+
+/** The worker early-python.js started from <head>, once, if it loaded. */
+function adoptEarlyWorker() {
+  const worker = globalThis.__lessonEarlyWorker;
+  if (!worker) return null;
+  globalThis.__lessonEarlyWorker = null;
+  if (!worker.failedEarly) return worker;
+  worker.terminate();
+  return null;
 }
 
 /** Message ids nobody can guess (works outside secure contexts too, unlike randomUUID). */

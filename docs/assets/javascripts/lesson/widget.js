@@ -2,7 +2,6 @@
 // Flow: page -> widget -> runtime (worker) -> graders -> result -> widget.
 import { createEditor } from "../vendor/codemirror.min.js";
 import { sharedRuntime } from "./runtime.js";
-import { whenControlled } from "./offline.js";
 import * as storage from "./storage.js";
 import { renderTimeline } from "./timeline.js";
 
@@ -487,13 +486,11 @@ export function mountAll(root = document) {
   if (!sections.length) return;
   const runtime = sharedRuntime();
   const start = () => runtime.start().catch(() => {});
-  // On a first visit, wait (briefly) for the service worker, so the Python fetched now is kept.
-  const startWhenIdle = () => whenControlled().then(start);
   // Python is ready before it is needed: started once the page is idle, unless the browser asks
   // to save data; then only when an exercise comes into view.
   if (!navigator.connection?.saveData) {
     const whenIdle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 1500));
-    whenIdle(startWhenIdle, { timeout: 4000 });
+    whenIdle(start, { timeout: 4000 });
   }
   const observer = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
