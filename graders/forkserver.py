@@ -151,10 +151,21 @@ def _reap(child: int) -> int:
     return status
 
 
+def _site_builtins():
+    """What `site` adds to builtins (exit, quit, help...), without its site-packages (we run with -S)."""
+    import site
+
+    site.setquit()
+    site.setcopyright()
+    site.sethelper()
+
+
 def main():
     import gc
     import resource  # noqa: F401 - imported once here, not in every run
     from . import fence  # noqa: F401
+
+    _site_builtins()
 
     control = socket.socket(fileno=0)
     sys.stdin = None

@@ -73,8 +73,9 @@ def bwrap_command(host_root: str) -> list[str]:
 
 
 def _python_args(package_parent: str) -> list[str]:
-    # Not -S: site adds builtins student code may use (exit, quit), as in the browser.
-    return ["-I", "-B", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+    # -S: the site-packages' .pth files can cost more than the interpreter's own start, and the
+    # runs need none of them; the fork server adds site's builtins (exit, quit, help) itself.
+    return ["-I", "-S", "-B", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
             "from graders.forkserver import main; main()"]
 
 
