@@ -21,6 +21,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(p for p in (ROOT / "tests" / "corpus" / "nivel-2").glob("*.py") if "cli-only" not in p.read_text())
+# Ordinary submissions: the honest corpus (correct code written in different ways).
+HONEST = [p for p in CORPUS if p.name.startswith("ok_")]
 
 
 def run_cli(files: list[Path]) -> float:
@@ -51,6 +53,12 @@ def main():
             files.append(target)
         bare = bare_starts(count)
         whole = run_cli(files)
+        honest_files = []
+        for i in range(count):
+            target = Path(tmp) / f"honesto_{i:03d}.py"
+            target.write_text(HONEST[i % len(HONEST)].read_text())
+            honest_files.append(target)
+        honest = run_cli(honest_files)
         solution = (ROOT / "exercises" / "nivel-2" / "solution.py").read_text()
         copies = []
         for i in range(count):
@@ -61,9 +69,11 @@ def main():
         singles = [run_cli([CORPUS[i % len(CORPUS)]]) for i in range(15)]
     print(f"{count} submissões em {whole:.1f} s: {count / whole:.1f} submissões/s "
           f"(corpus nivel-2, {len(CORPUS)} arquivos distintos, {os.cpu_count()} núcleos)")
+    print(f"{count} submissões corretas comuns (corpus honesto, {len(HONEST)} arquivos distintos) em {honest:.1f} s: "
+          f"{count / honest:.1f} submissões/s")
     print(f"{count} cópias da solução de referência em {reference:.1f} s: {count / reference:.1f} submissões/s")
-    print(f"{count} partidas de `python -c pass`, duas a duas: {bare:.1f} s; "
-          f"razão: {whole / bare:.1f}× (corpus), {reference / bare:.1f}× (referência)")
+    print(f"{count} partidas de `python -c pass`, duas a duas: {bare:.1f} s; razão: {honest / bare:.1f}× (corretas comuns), "
+          f"{reference / bare:.1f}× (referência), {whole / bare:.1f}× (corpus inteiro, com as quebradas e hostis)")
     print(f"mediana de uma submissão sozinha (processo da CLI incluído): {statistics.median(singles) * 1000:.0f} ms")
 
 

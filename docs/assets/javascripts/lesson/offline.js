@@ -46,7 +46,6 @@ export function whenControlled(timeoutMs = 3000) {
     };
     const timer = setTimeout(done, timeoutMs);
     navigator.serviceWorker.addEventListener("controllerchange", done);
-    setUpServiceWorker().then((registration) => { if (!registration) done(); });
   });
 }
 
