@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, _serve
 from test_browser_site import Recorder
-from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, verify, widget
+from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, verify, verify_then_stop, widget
 
 pytestmark = pytest.mark.browser
 
@@ -136,22 +136,8 @@ def test_parar_recovers_without_reloading_python_on_a_plain_server(context, host
     page.reload()
     assert page.evaluate("crossOriginIsolated") is True
     set_code(page, "nivel-2", INFINITE)
-    section = widget(page, "nivel-2")
     wasm_before = sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests)
-    section.get_by_role("button", name="Verificar").click()
-    stop = section.get_by_role("button", name="Parar")
-    stop.wait_for(state="visible")
-    summary = "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent"
-    for _ in range(3):
-        page.wait_for_timeout(500)
-        if stop.is_visible():
-            stop.click()
-        try:
-            page.wait_for_function(f"{summary}.includes('interrompida')", timeout=2500)
-            break
-        except Exception:
-            continue
-    assert "interrompida" in page.evaluate(summary)
+    verify_then_stop(page, "nivel-2")
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS

@@ -66,6 +66,25 @@ def verify(page, exercise_id):
     return section.locator(".exercise-summary").inner_text()
 
 
+def verify_then_stop(page, exercise_id):
+    """Press Verificar, then Parar as a student would (again if the first press came too early)."""
+    section = widget(page, exercise_id)
+    section.get_by_role("button", name="Verificar").click()
+    stop = section.get_by_role("button", name="Parar")
+    stop.wait_for(state="visible")
+    summary = f"document.querySelector(\"section[data-exercise='{exercise_id}'] .exercise-summary\").textContent"
+    for _ in range(3):
+        page.wait_for_timeout(500)
+        if stop.is_visible():
+            stop.click()
+        try:
+            page.wait_for_function(f"{summary}.includes('interrompida')", timeout=2500)
+            break
+        except Exception:
+            continue
+    assert "interrompida" in page.evaluate(summary)
+
+
 def states(page, exercise_id):
     widget(page, exercise_id).wait_for()
     items = widget(page, exercise_id).locator("li[data-criterion]")
@@ -184,6 +203,7 @@ def test_infinite_loop_is_stopped_and_the_page_recovers(lesson):
         timeout=VERDICT_TIMEOUT_MS,
     )
     assert editor_text(page, "nivel-2").startswith("def run_agent")  # nothing typed is lost
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)  # this test may run on its own
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
 
@@ -201,6 +221,7 @@ def test_parar_stops_a_running_check(lesson):
         "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent.includes('interrompida')",
         timeout=9000,  # well under the 10 s limit, whose message says "laço infinito" instead
     )
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
 
@@ -402,21 +423,7 @@ def test_parar_interrupts_in_place_when_cross_origin_isolated(browser, isolated_
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
     set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n")
-    section = widget(page, "nivel-2")
-    section.get_by_role("button", name="Verificar").click()
-    stop = section.get_by_role("button", name="Parar")
-    stop.wait_for(state="visible")
-    summary = "document.querySelector(\"section[data-exercise='nivel-2'] .exercise-summary\").textContent"
-    for _ in range(3):  # as a student would: press again if the first press came too early
-        page.wait_for_timeout(500)
-        if stop.is_visible():
-            stop.click()
-        try:
-            page.wait_for_function(f"{summary}.includes('interrompida')", timeout=2500)
-            break
-        except Exception:
-            continue
-    assert "interrompida" in page.evaluate(summary)
+    verify_then_stop(page, "nivel-2")
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
     # Interrupted, not replaced: Python was loaded once.
