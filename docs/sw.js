@@ -86,7 +86,7 @@ async function navigate(event, request, url) {
   }
   let source = SITE_CACHE;
   if (!response || (cached && response.status >= 500)) {
-    if (!cached) return response ?? Response.error();
+    if (!cached) return response ?? (await offlineFallback(url));
     response = cached;
   } else if (!cached || !(await sameBody(response.clone(), cached))) {
     // A page this build does not have, or a newer build on the server: the page and all it
@@ -123,8 +123,19 @@ function cacheKey(url) {
 
 async function lookup(cacheName, url) {
   const cache = await caches.open(cacheName);
-  const key = cacheKey(url);
-  return (await cache.match(key)) ?? (key.endsWith("/") ? undefined : await cache.match(key + "/"));
+  return cache.match(cacheKey(url));
+}
+
+/** Offline, for a page this build has not kept: its directory address, or the site's 404 page. */
+async function offlineFallback(url) {
+  const folder = new URL(cacheKey(url));
+  if (!folder.pathname.endsWith("/")) {
+    folder.pathname += "/";
+    if (await lookup(SITE_CACHE, folder)) return Response.redirect(folder.href, 302);
+  }
+  const missing = await lookup(SITE_CACHE, new URL("404.html", SCOPE));
+  if (!missing) return Response.error();
+  return isolated(new Response(missing.body, { status: 404, headers: missing.headers }));
 }
 
 async function sameBody(a, b) {

@@ -253,3 +253,15 @@ def test_sub_path_host_without_site_url_gets_isolation_and_offline_revisits(brow
     finally:
         context.close()
         host.down()
+
+
+def test_offline_addresses_without_a_slash_and_unknown_pages(context, host):
+    page = context.new_page()
+    page.goto(host.url)
+    page.wait_for_function(CONTROLLED, timeout=20_000)
+    host.down()
+    page.goto(host.url + "licao-2")  # as typed, without the final slash
+    assert page.url == host.url + "licao-2/"
+    assert "Checkpoints" in page.locator("h1").inner_text()
+    response = page.goto(host.url + "nao-existe/")
+    assert response.status == 404 and "404" in page.locator(".md-content").inner_text()
