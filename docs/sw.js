@@ -65,13 +65,13 @@ self.addEventListener("fetch", (event) => {
   // A Chromium quirk: such requests cannot be answered by a worker.
   if (request.cache === "only-if-cached" && request.mode !== "same-origin") return;
   if (request.mode === "navigate") {
-    event.respondWith(navigate(event, request, url));
+    event.respondWith(orNetwork(navigate(event, request, url), request));
     return;
   }
   const source = sources.get(event.clientId) ?? SITE_CACHE;
   // A dedicated worker is a client of its own: it is served like the page that started it.
   if (event.resultingClientId) sources.set(event.resultingClientId, source);
-  event.respondWith(serve(request, url, source));
+  event.respondWith(orNetwork(serve(request, url, source, (p) => event.waitUntil(p)), request));
 });
 
 async function navigate(event, request, url) {
@@ -98,7 +98,16 @@ async function navigate(event, request, url) {
   return isolated(response);
 }
 
-async function serve(request, url, source) {
+// Storage full, blocked or broken: the site still loads, straight from the network.
+async function orNetwork(answer, request) {
+  try {
+    return await answer;
+  } catch {
+    return fetch(request);
+  }
+}
+
+async function serve(request, url, source, waitUntil) {
   if (source === NETWORK) return isolated(await fetch(request));
   const pyodide = url.pathname.startsWith(PYODIDE_PATH);
   const cacheName = pyodide ? PYODIDE_CACHE : source;
@@ -107,8 +116,9 @@ async function serve(request, url, source) {
   const response = await fetch(request);
   // Files outside the precache list (Pyodide, search languages) are kept once fetched whole.
   if (response.status === 200 && response.type === "basic" && !request.headers.has("range")) {
-    const cache = await caches.open(cacheName);
-    await cache.put(cacheKey(url), response.clone());
+    // Best effort, kept alive past the response: a full disk must not cost the student this file.
+    const copy = response.clone();
+    waitUntil(caches.open(cacheName).then((cache) => cache.put(cacheKey(url), copy)).catch(() => {}));
   }
   return isolated(response);
 }
