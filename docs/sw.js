@@ -7,7 +7,7 @@ const SCOPE = self.registration.scope;
 const PREFIX = `licao:${SCOPE}:`;
 const SITE_CACHE = BUILD && `${PREFIX}site:${BUILD.version}`;
 const PYODIDE_CACHE = BUILD && `${PREFIX}pyodide:${BUILD.pyodide}`;
-const PYODIDE_PATH = new URL("pyodide/", SCOPE).pathname;
+const PYODIDE_DIR = new URL("pyodide/", SCOPE);
 // A page that takes longer than this comes from the cache (slow or captive networks).
 const NAVIGATION_TIMEOUT_MS = 4000;
 // Which files a page (or its worker) is served from: this build's cache, or the network when the
@@ -49,10 +49,10 @@ self.addEventListener("message", (event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(PYODIDE_CACHE);
     for (const name of BUILD.pyodideFiles) {
-      const url = new URL(name, new URL("pyodide/", SCOPE));
-      if (await cache.match(url.href)) continue;
+      const url = new URL(name, PYODIDE_DIR);
+      if (await lookup(PYODIDE_CACHE, url)) continue;
       const response = await fetch(url).catch(() => null);
-      if (response?.status === 200) await cache.put(url.href, response);
+      if (response?.status === 200) await cache.put(cacheKey(url), response);
     }
   })());
 });
@@ -109,7 +109,7 @@ async function orNetwork(answer, request) {
 
 async function serve(request, url, source, waitUntil) {
   if (source === NETWORK) return isolated(await fetch(request));
-  const pyodide = url.pathname.startsWith(PYODIDE_PATH);
+  const pyodide = url.pathname.startsWith(PYODIDE_DIR.pathname);
   const cacheName = pyodide ? PYODIDE_CACHE : source;
   const hit = await lookup(cacheName, url);
   if (hit) return isolated(hit);

@@ -40,7 +40,7 @@ def wait_until(page, script: str, arg=None, timeout_s: float = 30):
 
 
 class Host:
-    """A plain `http.server` for one folder, which can go down and come back on the same origin."""
+    """A plain `http.server` for one folder, which can go down (the site's origin then fails)."""
 
     def __init__(self, directory: Path):
         self.directory = directory
@@ -53,17 +53,6 @@ class Host:
             self.server.shutdown()
             self.server.server_close()
             self.server = None
-
-    def up(self):
-        import functools
-        import http.server
-        import threading
-
-        from conftest import _QuietHandler
-
-        handler = functools.partial(_QuietHandler, directory=str(self.directory))
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), handler)
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
 
 @pytest.fixture

@@ -460,18 +460,20 @@ def test_blocked_storage_is_reported_and_nothing_breaks(browser, site_url):
     context.close()
 
 
-def test_python_starts_when_the_page_is_idle_with_a_visible_loading_state(browser, site_url):
+def test_python_starts_with_the_page_with_a_visible_loading_state(browser, site_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
     status = widget(page, "nivel-2").locator(".exercise-status")
     status.wait_for(state="attached")
-    # Without scrolling to any exercise: Python boots once the page is idle, and says so.
+    # Without scrolling to any exercise: Python boots while the page loads, and says so.
     page.wait_for_function(
         "el => el.textContent === 'Carregando Python…'", arg=status.element_handle(), timeout=10_000)
     page.wait_for_function("el => el.textContent === 'Python pronto.'", arg=status.element_handle(), timeout=60_000)
     assert any(u.endswith("/pyodide/pyodide.asm.wasm") for u in recorder.requests)
+    # The worker started from <head> was adopted by the widgets, not started a second time.
+    assert sum(u.endswith("/python-worker.js") for u in recorder.page_requests) == 1
     context.close()
 
 
@@ -482,7 +484,7 @@ def test_python_waits_for_an_exercise_when_the_browser_saves_data(browser, site_
     page = context.new_page()
     page.goto(site_url + "licao-2/")
     page.wait_for_load_state("networkidle")
-    page.wait_for_timeout(5000)  # past the idle start
+    page.wait_for_timeout(5000)  # well past the page's load
     assert not any("/pyodide/" in u for u in recorder.requests), "Python loaded although the browser asked to save data"
     section = widget(page, "nivel-2")
     section.scroll_into_view_if_needed()

@@ -20,6 +20,7 @@ import tomllib
 from pathlib import Path
 
 import markdown
+from mkdocs.utils import get_relative_url
 from pymdownx.superfences import SuperFencesException
 
 EXERCISES_DIR = Path(__file__).resolve().parents[2] / "exercises"
@@ -174,10 +175,6 @@ def on_post_page(output: str, page, config) -> str:
     """Pages with exercises start Python from the top of <head>, before the theme and the editor load."""
     if '<section class="exercise"' not in output:
         return output
-    import json
-
-    from mkdocs.utils import get_relative_url
-
     script = EARLY_PYTHON % json.dumps(get_relative_url(WORKER, page.url))
     charset = '<meta charset="utf-8">'
     if charset in output:

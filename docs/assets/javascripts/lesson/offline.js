@@ -32,11 +32,8 @@ async function removeServiceWorker() {
   }
 }
 
-/**
- * Resolves once this page is controlled by the service worker (so what it fetches next, Python
- * included, is kept for offline visits), or after `timeoutMs` if that does not happen.
- */
-export function whenControlled(timeoutMs = 3000) {
+/** Resolves once this page is controlled by the service worker, or after `timeoutMs`. */
+function whenControlled(timeoutMs) {
   if (!("serviceWorker" in navigator) || navigator.serviceWorker.controller) return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

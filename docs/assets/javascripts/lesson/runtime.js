@@ -172,7 +172,7 @@ export class PythonRuntime {
   }
 }
 
-/** The worker early-python.js started from <head>, once, if it loaded. */
+/** The worker started by the inline script at the top of <head> (overrides/hooks/exercises.py), once, if it loaded. */
 function adoptEarlyWorker() {
   const worker = globalThis.__lessonEarlyWorker;
   if (!worker) return null;

@@ -478,7 +478,7 @@ export function flushAll() {
 }
 document.addEventListener("lesson:flush", flushAll);
 
-/** Mount every exercise of the page that is not mounted yet; start Python when the page is idle. */
+/** Mount every exercise of the page that is not mounted yet; start Python when one is in view. */
 export function mountAll(root = document) {
   for (const widget of [...mounted]) if (!widget.section.isConnected) widget.dispose();
   const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")];
@@ -486,12 +486,8 @@ export function mountAll(root = document) {
   if (!sections.length) return;
   const runtime = sharedRuntime();
   const start = () => runtime.start().catch(() => {});
-  // Python is ready before it is needed: started once the page is idle, unless the browser asks
-  // to save data; then only when an exercise comes into view.
-  if (!navigator.connection?.saveData) {
-    const whenIdle = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 1500));
-    whenIdle(start, { timeout: 4000 });
-  }
+  // Python has usually started already (main.js); when the browser asks to save data, it starts
+  // when an exercise comes into view.
   const observer = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
       start();
