@@ -8,7 +8,6 @@ process dies now" (the CLI kills it; in the browser the executor raises Simulate
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 
 from .fake_agent import MAX_MODEL_CALLS, script
@@ -19,6 +18,9 @@ MAX_TEXT = 4096
 OP_KINDS = {"open", "write", "close", "fsync", "replace", "rename", "remove", "truncate", "mkdir", "rmdir", "tool"}
 GO = {"a": "go"}
 KILL = {"a": "die"}
+# Parsed once and only read: answers share it, so whoever hands an answer to student code copies
+# it first (the CLI's socket does by serializing; graders.runs.LocalRunner by a JSON copy).
+_SCRIPT = script()
 
 
 @dataclass(frozen=True)
@@ -73,7 +75,7 @@ class RunLog:
     @property
     def finished(self) -> bool:
         """The script's last answer (end_turn) had been served."""
-        return len(self.model_calls) >= len(script()["responses"])
+        return len(self.model_calls) >= len(_SCRIPT["responses"])
 
 
 class ProtocolError(Exception):
@@ -97,7 +99,7 @@ class RunController:
 
     def __init__(self, plan: CrashPlan | None = None, read_disk=None):
         self.log = RunLog(plan)
-        self.script = script()
+        self.script = _SCRIPT
         self.read_disk = read_disk
         self.data_total = 0
 
@@ -180,7 +182,7 @@ class RunController:
         if len(log.tool_calls) >= MAX_MODEL_CALLS:
             log.stopped = "runaway"
             return KILL
-        log.tool_calls.append((op.path, copy.deepcopy(op.input)))
+        log.tool_calls.append((op.path, op.input))  # op.input is the report's own JSON copy
         results = self.script["tool_results"]
         if op.path not in results:
             return {"a": "go", "error": f"ferramenta desconhecida: {op.path!r}"}
@@ -193,6 +195,6 @@ class RunController:
             return {"a": "runaway"}
         log.model_calls.append({"messages": message.get("messages"), "tools": message.get("tools")})
         responses = self.script["responses"]
-        response = copy.deepcopy(responses[min(len(log.model_calls), len(responses)) - 1])
+        response = responses[min(len(log.model_calls), len(responses)) - 1]
         log.tokens_emitted += response["usage"]["output_tokens"]
         return {"a": "go", "response": response}

@@ -165,6 +165,10 @@ def main():
     import resource  # noqa: F401 - imported once here, not in every run
     from . import fence  # noqa: F401
 
+    # What students commonly import, loaded once here: a run would import it anew each time (pathlib
+    # costs a run more than its fork). Not logging: its at-fork handlers slow every fork down.
+    import datetime, pathlib, shutil, time  # noqa: E401, F401
+
     _site_builtins()
 
     control = socket.socket(fileno=0)

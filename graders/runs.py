@@ -40,8 +40,8 @@ def _copy(value):
 
 
 def _answer(answer: dict) -> dict:
-    """The controller's answers hold fresh copies already (the script is deep-copied per call)."""
-    return dict(answer)
+    """The controller's answers share its script: the student's code gets a JSON copy, as over a socket."""
+    return from_json(to_json(answer))
 
 
 class LocalRunner:
