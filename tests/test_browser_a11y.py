@@ -96,6 +96,64 @@ def test_lesson_with_a_failed_check_has_no_serious_wcag_violations(palette_sessi
     assert rec.console_errors == []
 
 
+def _rgba(css_colour: str) -> tuple[float, float, float, float]:
+    parts = [float(x) for x in css_colour[css_colour.index("(") + 1:-1].split(",")]
+    return (*parts[:3], parts[3] if len(parts) > 3 else 1.0)
+
+
+def over(css_colour: str, below: str) -> str:
+    """A translucent colour as seen over an opaque one."""
+    r, g, b, a = _rgba(css_colour)
+    br, bg, bb, _ = _rgba(below)
+    return f"rgb({r * a + br * (1 - a)}, {g * a + bg * (1 - a)}, {b * a + bb * (1 - a)})"
+
+
+def _luminance(css_colour: str) -> float:
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (x / 255 for x in _rgba(css_colour)[:3])]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    light, dark = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+SETTLED = "el => Promise.all(el.getAnimations().map(a => a.finished)).then(() => null)"  # the theme's colour transitions
+
+
+def test_hover_and_focus_colours_stay_readable(palette_session, site_url):
+    """axe sees the page at rest: a hovered link or button and a focus ring are checked here
+    (text 4.5:1, focus ring 3:1 against the page)."""
+    page, palette, rec = palette_session
+    page.goto(site_url + "licao-2/")
+    page.wait_for_load_state("networkidle")
+    expect_scheme(page, palette)
+    page_colour = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    link = page.locator("article.md-content__inner p a[href^='#'], article.md-content__inner p a[href^='http']").first
+    link.hover()
+    link.evaluate(SETTLED)
+    colour = over(link.evaluate("a => getComputedStyle(a).color"), page_colour)
+    assert contrast(colour, page_colour) >= 4.5, f"hovered link: {colour} on {page_colour} ({palette})"
+
+    button = widget(page, "nivel-2").get_by_role("button", name="Executar")
+    button.hover()
+    button.evaluate(SETTLED)
+    text, fill = button.evaluate("b => [getComputedStyle(b).color, getComputedStyle(b).backgroundColor]")
+    fill = over(fill, page_colour)
+    assert contrast(over(text, fill), fill) >= 4.5, f"hovered button: {text} on {fill} ({palette})"
+
+    page.mouse.move(0, 0)
+    button.focus()
+    page.keyboard.press("Tab")  # on to Verificar from the keyboard, so :focus-visible applies
+    assert page.evaluate("document.activeElement.textContent") == "Verificar"
+    page.evaluate(f"({SETTLED})(document.activeElement)")
+    ring = page.evaluate("getComputedStyle(document.activeElement).outlineColor")
+    width = page.evaluate("parseFloat(getComputedStyle(document.activeElement).outlineWidth)")
+    assert width >= 2, f"focused control without a visible outline ({palette})"
+    assert contrast(over(ring, page_colour), page_colour) >= 3, f"focus ring {ring} on {page_colour} ({palette})"
+    assert rec.console_errors == []
+
+
 def test_go_to_line_scrolls_the_line_clear_of_the_sticky_header(browser, site_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()

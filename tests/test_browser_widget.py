@@ -143,8 +143,8 @@ def test_crash_timeline_selects_the_first_failure_and_shows_its_bytes(lesson):
     # The next crash tears that write after its first byte: exactly that byte is on disk.
     chosen.focus()
     page.keyboard.press("ArrowRight")
-    after = section.locator(".crash-timeline__mark[aria-checked='true']")
     assert page.evaluate("document.activeElement.getAttribute('aria-checked')") == "true"
+    assert section.locator(".crash-timeline__mark[aria-checked='true']").count() == 1
     assert "depois de 1 bytes" in detail.inner_text()
     assert section.locator(".crash-timeline__disk").inner_text() == "{"
     page.keyboard.press("End")
