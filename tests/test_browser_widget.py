@@ -432,6 +432,50 @@ def test_parar_interrupts_in_place_when_cross_origin_isolated(browser, isolated_
     context.close()
 
 
+SWALLOWS_ONE_INTERRUPT = (
+    "def run_agent(task, tools, call_model, execute_tool):\n"
+    "    try:\n        while True:\n            pass\n    except KeyboardInterrupt:\n        pass\n"
+    "    while True:\n        pass\n"
+)
+SWALLOWS_EVERY_INTERRUPT = (
+    "def run_agent(task, tools, call_model, execute_tool):\n"
+    "    while True:\n        try:\n            while True:\n                pass\n        except BaseException:\n            pass\n"
+)
+
+
+def press_parar_once(page, exercise_id) -> str:
+    """Verificar, then a single press of Parar once the check runs; the summary it leads to."""
+    section = widget(page, exercise_id)
+    section.get_by_role("button", name="Verificar").click()
+    stop = section.get_by_role("button", name="Parar")
+    stop.wait_for(state="visible")
+    page.wait_for_timeout(500)  # the check is running the student's loop by now
+    stop.click()
+    section.get_by_role("button", name="Verificar").and_(section.locator(":enabled")).wait_for(timeout=VERDICT_TIMEOUT_MS)
+    return section.locator(".exercise-summary").inner_text()
+
+
+def test_one_press_of_parar_stops_code_that_swallows_interrupts(browser, isolated_site_url):
+    """An interrupt Python took without stopping is asked again; code that swallows every one gets
+    its Python replaced. Either way one press is enough, and the time limit never has to step in."""
+    context = browser.new_context()
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(isolated_site_url + "licao-2/")
+    assert page.evaluate("crossOriginIsolated") is True
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+    set_code(page, "nivel-2", SWALLOWS_ONE_INTERRUPT)
+    assert press_parar_once(page, "nivel-2") == "Execução interrompida. Seu código continua no editor."
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests) == 1  # asked again, not replaced
+    set_code(page, "nivel-2", SWALLOWS_EVERY_INTERRUPT)
+    assert press_parar_once(page, "nivel-2") == "Execução interrompida. Seu código continua no editor."
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == "Todas as verificações passaram."
+    assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests) == 2  # this time, replaced
+    assert recorder.console_errors == []
+    context.close()
+
+
 def test_just_visiting_the_lesson_records_no_progress(browser, site_url):
     context = browser.new_context()
     page = context.new_page()

@@ -14,6 +14,8 @@ static server (no COOP/COEP headers) and runs ROUNDS rounds (default 5); each ro
 5. "Parar" -> next verdict without a service worker (context with service workers blocked);
 6. cold first verdict again with service workers blocked (what the service worker costs a first visit).
 
+Both (1) and (2) also read the page's own main-thread time from Chromium's counters, which
+shows what the lesson page adds while Python boots in its worker.
 Every measurement uses a fresh browser context (empty HTTP cache). The first round also times
 "Verificar" with Python warm and weighs the lesson page. Timings are noisy: read medians.
 The last line (`JSON: {...}`) holds every figure, for the README.
@@ -144,24 +146,39 @@ def watch_python_start(context, start: list[float]) -> list[float]:
     return seen
 
 
-def bare_boot(browser, base) -> tuple[float, float | None]:
+def watch_main_thread(context, page):
+    """The page's own main thread, from Chromium's counters: a function returning its busy seconds
+    so far (all tasks, scripts, style + layout). Workers (Python, search) are not counted."""
+    cdp = context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+
+    def busy() -> dict:
+        metrics = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+        return {"task_s": metrics.get("TaskDuration", 0.0), "script_s": metrics.get("ScriptDuration", 0.0),
+                "style_layout_s": metrics.get("RecalcStyleDuration", 0.0) + metrics.get("LayoutDuration", 0.0)}
+    return busy
+
+
+def bare_boot(browser, base) -> tuple[float, float | None, dict]:
     context = browser.new_context()
     start = [time.perf_counter()]
     python_start = watch_python_start(context, start)
     page = context.new_page()
+    main_thread = watch_main_thread(context, page)
     start[0] = time.perf_counter()
     page.goto(base + "__bench/bare.html")
     page.wait_for_function("window.benchReady !== undefined || window.benchError !== undefined", timeout=TIMEOUT_MS)
     elapsed = time.perf_counter() - start[0]
     error = page.evaluate("window.benchError")
+    busy = main_thread()
     context.close()
     if error:
         raise RuntimeError(f"a página mínima não carregou o Pyodide: {error}")
-    return elapsed, next(iter(python_start), None)
+    return elapsed, next(iter(python_start), None), busy
 
 
 def cold_verdict(browser, base, site: Path, extras: dict | None = None, *,
-                 service_workers: str = "allow") -> tuple[float, float | None]:
+                 service_workers: str = "allow") -> tuple[float, float | None, dict]:
     """Open the lesson and click Verificar at once. With `extras`, also weigh the page and time warm runs."""
     context = browser.new_context(viewport=VIEWPORT, service_workers=service_workers)
     start = [time.perf_counter()]
@@ -173,17 +190,19 @@ def cold_verdict(browser, base, site: Path, extras: dict | None = None, *,
                 fetched.add(response.url)
         context.on("response", record)
     page = context.new_page()
+    main_thread = watch_main_thread(context, page)
     start[0] = time.perf_counter()
     page.goto(base + "licao-2/")
     verify_button(page).click()
     page.wait_for_function(VERDICT, timeout=TIMEOUT_MS)
     elapsed = time.perf_counter() - start[0]
+    busy = main_thread()
     if extras is not None:
         page.wait_for_load_state("networkidle")
         extras["warm"] = [timed_verify(page) for _ in range(WARM_RUNS)]
         extras["weight"] = weigh(fetched, base, site)
     context.close()
-    return elapsed, next(iter(python_start), None)
+    return elapsed, next(iter(python_start), None), busy
 
 
 def idle_verdict(browser, base) -> tuple[float, bool]:
@@ -377,6 +396,7 @@ def main():
     bare_s, bare_start = [b[0] for b in bare], [b[1] for b in bare]
     cold_s, cold_start = [c[0] for c in cold], [c[1] for c in cold]
     cold_nosw_s, cold_nosw_start = [c[0] for c in cold_nosw], [c[1] for c in cold_nosw]
+    busy_bare, busy_cold = ({k: med([r[2][k] for r in rows]) for k in rows[0][2]} for rows in (bare, cold))
     ratio = med(cold_s) / med(bare_s)
     warm, weight = extras["warm"], extras["weight"]
     offline_ok = sum(r["offline_ok"] for r in sw)
@@ -387,6 +407,7 @@ def main():
         "cold_verdict_no_sw_s": med(cold_nosw_s), "cold_no_sw_over_bare": med(cold_nosw_s) / med(bare_s),
         "python_requested_bare_s": med(bare_start), "python_requested_cold_s": med(cold_start),
         "python_requested_cold_no_sw_s": med(cold_nosw_start),
+        "main_thread_bare": busy_bare, "main_thread_cold": busy_cold,
         "idle_verify_s": med(idle), "idle_python_ready": sum(idle_ready),
         "warm_verify_ms": med(warm) * 1000,
         "stop_to_verdict_with_sw_s": med(col(sw, "stop_s")), "stop_to_verdict_without_sw_s": med(col(nosw, "stop_s")),
@@ -418,6 +439,9 @@ def main():
     line("  pedido do pyodide.mjs após abrir a página:",
          f"{med(cold_start):5.2f} s na lição, {med(cold_nosw_start):.2f} s sem service worker, "
          f"{med(bare_start):.2f} s na página mínima")
+    line("  thread principal da página até o veredito:",
+         f"{busy_cold['task_s']:5.2f} s na lição (scripts {busy_cold['script_s']:.2f} s, estilo e layout "
+         f"{busy_cold['style_layout_s']:.2f} s); {busy_bare['task_s']:.2f} s na página mínima")
     line(f"Verificar após {IDLE_S} s parado na lição:",
          f"{med(idle):5.2f} s  ({each(idle)}; Python pronto antes do clique em {sum(idle_ready)}/{rounds}; "
          f"meta ≤ {GOALS['idle_s']} s: {goal(med(idle), GOALS['idle_s'])})")
@@ -433,6 +457,10 @@ def main():
     line("  na página: Parar até 'interrompida'; veredito:",
          f"com SW {fmt_s(figures['stop_itself_with_sw_s'])} e {fmt_s(figures['verdict_after_stop_with_sw_s'])}; "
          f"sem SW {fmt_s(figures['stop_itself_without_sw_s'])} e {fmt_s(figures['verdict_after_stop_without_sw_s'])}")
+    for n, r in enumerate(sw, 1):
+        if r["stop_s"] > 2 * GOALS["stop_with_sw_s"]:
+            line(f"  atenção, rodada {n} com service worker:",
+                 f"Parar -> veredito em {r['stop_s']:.2f} s (Parar até 'interrompida': {fmt_s(r['stopped_s'])})")
     if summaries != {ALL_PASS}:
         line("atenção, vereditos depois de Parar:", sorted(summaries))
     offline_s = figures["offline_verdict_s"]

@@ -7,6 +7,8 @@ const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
 export const DEFAULT_TIME_LIMIT_MS = 10000;
 // How long an interrupted Python may take to stop before its worker is replaced.
 const INTERRUPT_GRACE_MS = 1000;
+// How often an interrupt Python took but did not act on is asked again (see interruptRunning).
+const INTERRUPT_AGAIN_MS = 200;
 
 export class RuntimeError extends Error {
   constructor(kind, message) {
@@ -25,6 +27,7 @@ export class PythonRuntime {
     this.pending = new Map();
     this.queue = Promise.resolve();
     this.waiting = new Set(); // calls queued but not running yet
+    this.running = null; // the call Python is running now (a promise that settles when it ends)
     this.interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
   }
 
@@ -112,6 +115,7 @@ export class PythonRuntime {
       let timedOut = false;
       const overtime = new RuntimeError("timeout", "tempo esgotado");
       const call = this.post({ type: "call", request: JSON.stringify(request) });
+      this.running = call.catch(() => {});
       // Once over time, whatever the call says, the caller hears "tempo esgotado".
       const guarded = call.catch((error) => {
         throw timedOut ? overtime : error;
@@ -125,12 +129,7 @@ export class PythonRuntime {
             return;
           }
           // Interrupt first, as "Parar" does; rebuild the worker only if Python does not stop soon.
-          Atomics.store(this.interrupt, 0, 2);
-          const fallback = setTimeout(() => this.restart(overtime), INTERRUPT_GRACE_MS);
-          call.catch(() => {}).finally(() => {
-            clearTimeout(fallback);
-            reject(overtime);
-          });
+          this.interruptRunning(overtime).then(() => reject(overtime));
         }, this.timeLimitMs);
       });
       try {
@@ -142,6 +141,7 @@ export class PythonRuntime {
         throw error;
       } finally {
         clearTimeout(timer);
+        this.running = null;
         if (this.state === "busy") this.setState("ready");
       }
     };
@@ -155,11 +155,25 @@ export class PythonRuntime {
     // Calls still waiting (for their turn, or for Python to load) are cancelled outright.
     for (const ticket of this.waiting) ticket.cancelled = true;
     if (this.state !== "busy") return;
-    if (this.interrupt) {
-      Atomics.store(this.interrupt, 0, 2); // SIGINT: Python raises KeyboardInterrupt
-    } else {
-      this.restart(new RuntimeError("stopped", "execução interrompida"));
-    }
+    const stopped = new RuntimeError("stopped", "execução interrompida");
+    if (this.interrupt) this.interruptRunning(stopped);
+    else this.restart(stopped);
+  }
+
+  /** SIGINT to the running call (Python raises KeyboardInterrupt); resolves when the call has ended.
+   * Python takes the signal from the buffer and resets it; one it took without raising (CPython drops
+   * an exception raised inside a finalizer, for one) is asked again. The worker is replaced only if
+   * the call still runs after the grace period. */
+  interruptRunning(reason) {
+    const running = this.running;
+    if (!running) return Promise.resolve();
+    Atomics.store(this.interrupt, 0, 2);
+    const again = setInterval(() => Atomics.compareExchange(this.interrupt, 0, 0, 2), INTERRUPT_AGAIN_MS);
+    const fallback = setTimeout(() => this.restart(reason), INTERRUPT_GRACE_MS);
+    return running.finally(() => {
+      clearInterval(again);
+      clearTimeout(fallback);
+    });
   }
 
   restart(reason = new RuntimeError("timeout", "tempo esgotado")) {
