@@ -131,6 +131,8 @@ def execute(code, filename: str, root: str, job: dict, send, output: BoundedOutp
         end.update(kind="exception", message=describe_exception(exc, filename),
                    traceback=student_traceback(exc, filename), error_line=last_student_line(exc, filename))
     finally:
+        # A second "Parar" must not cut the put-back short; run_in_process (or the process's end) lifts this.
+        _ignore_interrupts()
         hooks.uninstall()
     end["phase"] = phase
     end["output"] = output.getvalue()
@@ -154,28 +156,42 @@ def run_in_process(code, filename: str, root: str, job: dict, send, output: Boun
     try:
         return execute(code, filename, root, job, send, output)
     finally:
-        if logging is not None:
-            logging.root.handlers[:] = handlers
-        _restore_signal_handlers(signals)
-        threading = sys.modules.get("threading")
-        if threading is not None:
-            threading.settrace(None)
-            threading.setprofile(None)
-        sys.settrace(None)
-        sys.setprofile(None)
-        (cwd, sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
-         sys.dont_write_bytecode, limit, os.abort, os.kill) = saved
-        sys.setrecursionlimit(limit)
-        os.chdir(cwd)
-        for name, module in blocked.items():
-            if module is guard.MISSING:
+        _ignore_interrupts()  # until the very end: the interpreter is never left half restored
+        try:
+            if logging is not None:
+                logging.root.handlers[:] = handlers
+            threading = sys.modules.get("threading")
+            if threading is not None:
+                threading.settrace(None)
+                threading.setprofile(None)
+            sys.settrace(None)
+            sys.setprofile(None)
+            (cwd, sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
+             sys.dont_write_bytecode, limit, os.abort, os.kill) = saved
+            sys.setrecursionlimit(limit)
+            os.chdir(cwd)
+            for name, module in blocked.items():
+                if module is guard.MISSING:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
+            guard.restore(baseline)
+            # Modules the student's code imported are loaded anew next run (logging's handlers...).
+            for name in set(sys.modules) - modules:
                 sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
-        guard.restore(baseline)
-        # Modules the student's code imported are loaded anew next run (logging's handlers...).
-        for name in set(sys.modules) - modules:
-            sys.modules.pop(name, None)
+        finally:
+            _restore_signal_handlers(signals)  # last: SIGINT raises KeyboardInterrupt again
+
+
+def _ignore_interrupts():
+    """SIGINT ignored (the page's "Parar" sends it through Pyodide's interrupt buffer): an
+    interrupt taken now is dropped, and the page, seeing the call still running, asks again."""
+    try:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ImportError, ValueError, OSError, AttributeError):
+        pass  # no signals here (or not the main thread): nothing can interrupt the put-back either
 
 
 def _signal_handlers() -> dict:

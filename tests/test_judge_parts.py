@@ -158,6 +158,33 @@ def test_in_process_runs_put_back_what_student_code_rebinds(tmp_path):
     assert __import__("sys").gettrace() is None
 
 
+def test_a_second_interrupt_during_the_put_back_is_dropped(tmp_path, monkeypatch):
+    """The page's Parar may ask twice: the second SIGINT lands while the grader puts things back.
+    The run still ends with the first KeyboardInterrupt, nothing is left half restored, and SIGINT
+    raises KeyboardInterrupt again afterwards."""
+    import builtins
+    import json
+    import signal
+
+    from graders import guard
+
+    real_open, real_loads, real_restore = builtins.open, json.loads, guard.restore
+
+    def restore_under_fire(baseline):
+        signal.raise_signal(signal.SIGINT)  # delivered (or dropped) right here, mid put-back
+        real_restore(baseline)
+
+    monkeypatch.setattr(guard, "restore", restore_under_fire)
+    source = "import json\ndef save_checkpoint(state):\n    json.loads = len\n    raise KeyboardInterrupt\n"
+    with pytest.raises(KeyboardInterrupt):
+        run_job(tmp_path, source)
+    assert builtins.open is real_open and json.loads is real_loads
+    assert "solucao" not in __import__("sys").modules
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    with pytest.raises(KeyboardInterrupt):
+        signal.raise_signal(signal.SIGINT)
+
+
 def test_a_runner_makes_every_run_fresh(tmp_path):
     source = "import os\ndef save_checkpoint(state):\n    assert not os.listdir('.')\n    open('marca', 'w').close()\n"
     runner = LocalRunner(source, "s.py", {"function": "save_checkpoint", "states": [{}], "missing": "-"})
