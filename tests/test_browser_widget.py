@@ -413,12 +413,20 @@ def test_corrupted_storage_is_set_aside_and_the_page_works(browser, site_url):
     context.close()
 
 
-def test_parar_interrupts_in_place_when_cross_origin_isolated(browser, isolated_site_url):
+def open_isolated_lesson(browser, isolated_site_url, init_script: str | None = None):
+    """A fresh context on the lesson served with COOP/COEP, where Python is interrupted in place."""
     context = browser.new_context()
+    if init_script:
+        context.add_init_script(init_script)
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(isolated_site_url + "licao-2/")
     assert page.evaluate("crossOriginIsolated") is True
+    return context, page, recorder
+
+
+def test_parar_interrupts_in_place_when_cross_origin_isolated(browser, isolated_site_url):
+    context, page, recorder = open_isolated_lesson(browser, isolated_site_url)
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
@@ -458,11 +466,7 @@ def press_parar_once(page, exercise_id) -> str:
 def test_one_press_of_parar_stops_code_that_swallows_interrupts(browser, isolated_site_url):
     """An interrupt Python took without stopping is asked again; code that swallows every one gets
     its Python replaced. Either way one press is enough, and the time limit never has to step in."""
-    context = browser.new_context()
-    recorder = Recorder(context)
-    page = context.new_page()
-    page.goto(isolated_site_url + "licao-2/")
-    assert page.evaluate("crossOriginIsolated") is True
+    context, page, recorder = open_isolated_lesson(browser, isolated_site_url)
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SWALLOWS_ONE_INTERRUPT)
     assert press_parar_once(page, "nivel-2") == "Execução interrompida. Seu código continua no editor."
@@ -538,12 +542,7 @@ def test_python_waits_for_an_exercise_when_the_browser_saves_data(browser, site_
 
 
 def test_the_time_limit_interrupts_in_place_when_cross_origin_isolated(browser, isolated_site_url):
-    context = browser.new_context()
-    context.add_init_script("globalThis.LESSON_TIME_LIMIT_MS = 3000")
-    recorder = Recorder(context)
-    page = context.new_page()
-    page.goto(isolated_site_url + "licao-2/")
-    assert page.evaluate("crossOriginIsolated") is True
+    context, page, recorder = open_isolated_lesson(browser, isolated_site_url, "globalThis.LESSON_TIME_LIMIT_MS = 3000")
     set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n")
     assert "laço infinito" in verify(page, "nivel-2")
     set_code(page, "nivel-2", SOLUTION)
