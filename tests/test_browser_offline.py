@@ -13,7 +13,7 @@ import pytest
 
 from conftest import ROOT, _serve
 from test_browser_site import Recorder
-from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, verify, verify_then_stop, widget
+from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, STOPPED, choose, set_code, verify, verify_then_stop, widget
 
 pytestmark = pytest.mark.browser
 
@@ -126,7 +126,7 @@ def test_parar_recovers_without_reloading_python_on_a_plain_server(context, host
     assert page.evaluate("crossOriginIsolated") is True
     set_code(page, "nivel-2", INFINITE)
     wasm_before = sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests)
-    verify_then_stop(page, "nivel-2")
+    assert verify_then_stop(page, "nivel-2") == STOPPED
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
