@@ -1,20 +1,57 @@
-"""One entry point for every exercise: `grade(exercise_id, submission)` -> `Verdict`."""
+"""One entry point for every exercise: `grade(exercise_id, submission)` -> `Verdict`.
+
+Code is run once by a `run(source, filename, job) -> Trace` (the CLI's sandboxed kernel tap, or the
+browser's Pyodide tap); the judges read only that trace."""
 
 from __future__ import annotations
 
-from . import answers, exercises, nivel1, nivel2
+import sys
+
+from . import answers, exercises
+from .guard import CodeError, compile_student
+from .judge import nivel1, nivel2, timeline
 from .submission import Submission, SubmissionError
 from .verdict import CriterionResult, Verdict
 
-CODE_GRADERS = {"nivel-1": nivel1.grade_code, "nivel-2": nivel2.grade_code}
+
+def default_run():
+    """Where student code runs when the caller does not say: Pyodide's tap in the browser, else the
+    kernel tap (reduced mode: no sandbox, for tests and trusted code)."""
+    if sys.platform == "emscripten":
+        from .trace.browser import run_in_pyodide
+
+        return run_in_pyodide
+    from .trace.kernel import run_reduced
+
+    return run_reduced
 
 
-def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py", runner_factory=None) -> Verdict:
-    """`runner_factory(source, filename, job)`: where student code runs (default: this interpreter)."""
+def power_graded(exercise_id: str) -> bool:
+    return exercises.load(exercise_id).get("grading", {}).get("power_loss") == "graded"
+
+
+def grade_code(exercise_id: str, source: str, filename: str, run) -> tuple[dict[str, CriterionResult], str, dict | None]:
+    ids = exercises.code_criteria(exercise_id)
+    try:
+        compile_student(source, filename)
+    except CodeError as exc:
+        return {c: CriterionResult(c, False, str(exc)) for c in ids}, "", None
+    if exercise_id == "nivel-1":
+        trace = (run or default_run())(source, filename, nivel1.job())
+        return {nivel1.CID: nivel1.judge(trace)}, trace.output, None
+    graded = power_graded(exercise_id)
+    trace = (run or default_run())(source, filename, nivel2.job())
+    judge = nivel2.Nivel2Judge(trace, power_graded=graded)
+    results = judge.grade()
+    return results, trace.output, timeline.describe(judge, graded)
+
+
+def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py", run=None) -> Verdict:
+    """`run(source, filename, job) -> Trace`: where student code runs (default: see default_run)."""
     meta_ids = exercises.criterion_ids(exercise_id)  # raises UnknownExercise
     code_ids = exercises.code_criteria(exercise_id)
     results: dict[str, CriterionResult] = {}
-    output, timeline = "", None
+    output, crashes = "", None
     if submission.answers is None and not code_ids:
         raise SubmissionError(f"o exercício {exercise_id!r} se responde com o arquivo .json exportado pelo site")
     if submission.answers is not None:
@@ -24,13 +61,14 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
             for cid in code_ids:
                 results[cid] = CriterionResult(cid, False, "Não há código para avaliar.")
         else:
-            graded, output, timeline = CODE_GRADERS[exercise_id](submission.code, filename, runner_factory)
+            graded, output, crashes = grade_code(exercise_id, submission.code, filename, run)
             results.update(graded)
     shown = meta_ids if submission.answers is not None else code_ids
     labels = {c["id"]: c["label"] for c in exercises.load(exercise_id)["criteria"]}
     for c in shown:
-        results[c].label = labels[c]  # the full criterion, shown once the student has committed
-    verdict = Verdict(exercise_id, [results[c] for c in shown], output, timeline=timeline)
+        if results[c].passed:
+            results[c].label = labels[c]  # the full criterion states the answer: only once it is met
+    verdict = Verdict(exercise_id, [results[c] for c in shown], output, timeline=crashes)
     if submission.answers is not None:
         texts = submission.texts or {}
         verdict.writings = [

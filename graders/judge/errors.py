@@ -1,0 +1,60 @@
+"""The runner's own account of a failure (an untrusted report) worded for the student, in Portuguese.
+It only ever explains a failure the trusted side saw; it never makes anything pass."""
+
+from __future__ import annotations
+
+
+def _frames(report: dict) -> list:
+    frames = report.get("frames")
+    return [f for f in frames if isinstance(f, (list, tuple)) and len(f) == 3] if isinstance(frames, list) else []
+
+
+def _short(value, limit: int = 300) -> str:
+    text = value if isinstance(value, str) else ""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def describe(report: dict) -> str:
+    """“KeyError: 'x' (linha 27, em run_agent: `block = …`)”, or what the runner said happened."""
+    kind = report.get("kind")
+    if kind == "exit":
+        code = _short(report.get("exc_text"), 60)
+        return f"o código chamou sys.exit({'' if code in ('', 'None') else code})"
+    if kind == "missing":
+        return _short(report.get("message")) or "a função pedida não existe no código"
+    if kind != "exception":
+        return ""
+    name = _short(report.get("exc_type"), 80) or "Exception"
+    text = _short(report.get("exc_text"))
+    if name == "RuntimeError" and "thread" in text:
+        return ("o código tentou iniciar uma thread, e o Python do navegador não tem threads: grave o "
+                "checkpoint na própria função (a correção na linha de comando aceita threads)")
+    message = f"{name}: {text}" if text else name
+    frames = _frames(report)
+    if frames:
+        lineno, func, line = frames[-1]
+        code = f": `{_short(line, 120).strip()}`" if line else ""
+        message += f" (linha {lineno}, em {_short(func, 60)}{code})"
+    return message
+
+
+def traceback_text(report: dict) -> str:
+    """The traceback restricted to the student's own lines, in Portuguese (the page's "Executar")."""
+    if report.get("kind") != "exception":
+        return describe(report)
+    lines = ["Traceback (chamada mais recente por último):"]
+    for lineno, func, line in _frames(report):
+        lines.append(f"  linha {lineno}, em {_short(func, 60)}")
+        if line:
+            lines.append(f"    {_short(line, 200).strip()}")
+    name, text = _short(report.get("exc_type"), 80), _short(report.get("exc_text"))
+    lines.append(f"{name}: {text}" if text else name)
+    return "\n".join(lines)
+
+
+def error_line(report: dict):
+    frames = _frames(report)
+    if frames and isinstance(frames[-1][0], int):
+        return frames[-1][0]
+    syntax = report.get("syntax")
+    return syntax.get("lineno") if isinstance(syntax, dict) and isinstance(syntax.get("lineno"), int) else None

@@ -1,0 +1,102 @@
+"""Judge the code of `nivel-1` from one traced run: after each call of the fixed `save_checkpoint`
+returns, does the file a resume would read hold all six fields of the state it was given?"""
+
+from __future__ import annotations
+
+import copy
+import json
+import posixpath
+
+from .. import protocol
+from ..fake_agent import TASK, script
+from ..replay.folder import Folder
+from ..trace.ops import Trace
+from ..verdict import CriterionResult
+from .errors import describe
+from .nivel2 import disk_view, left_on_disk
+
+CID = "seis-campos"
+CHECKPOINT = "checkpoint.json"
+
+
+def sample_states() -> list[dict]:
+    """A state at point A of the first turn, then at point B (what save_checkpoint receives)."""
+    conversation = script()
+    first = conversation["responses"][0]
+    block = conversation["tool_uses"][0]
+    messages = [{"role": "user", "content": TASK}, {"role": "assistant", "content": first["content"]}]
+    at_a = {
+        "version": 1, "task": TASK, "turns": 0, "tokensUsed": first["usage"]["output_tokens"],
+        "messages": messages,
+        "pendingToolUse": {"id": block["id"], "name": block["name"], "input": block["input"]},
+    }
+    at_b = copy.deepcopy(at_a)
+    at_b["messages"].append({
+        "role": "user",
+        "content": [{"type": "tool_result", "tool_use_id": block["id"], "content": conversation["tool_results"][block["name"]]}],
+    })
+    at_b["turns"], at_b["pendingToolUse"] = 1, None
+    return [at_a, at_b]
+
+
+def job(states=None) -> dict:
+    return {"function": "save_checkpoint", "states": states if states is not None else sample_states(),
+            "missing": "não encontrei a função `save_checkpoint(state)` no código"}
+
+
+def main_checkpoint(files: dict, work: str) -> str | None:
+    """The one a resume reads: ./checkpoint.json, else the first one below the work folder
+    (e.g. checkpoints/checkpoint.json, as in the lesson)."""
+    preferred = f"{work.rstrip('/')}/{CHECKPOINT}"
+    if preferred in files:
+        return preferred
+    below = sorted(p for p in files if p.startswith(work.rstrip("/") + "/") and posixpath.basename(p) == CHECKPOINT)
+    return below[0] if below else None
+
+
+def folders_at_returns(trace: Trace) -> list[dict]:
+    """The files under the roots each time save_checkpoint returned."""
+    folder = Folder(trace.roots)
+    pauses = []
+    for ev in trace.events:
+        if ev.kind == "returned":
+            pauses.append(folder.files())
+        else:
+            folder.apply(ev)
+    return pauses
+
+
+def judge(trace: Trace) -> CriterionResult:
+    work = trace.root("work")
+    report = trace.report or {}
+    if report.get("phase") == "load" and report.get("kind") not in (None, "ok"):
+        return CriterionResult(CID, False, f"O código falhou ao ser carregado: {describe(report)}.")
+    if report.get("kind") == "missing":
+        return CriterionResult(CID, False, "Não encontrei a função `save_checkpoint(state)` no código.")
+    pauses = folders_at_returns(trace)
+    for n, state in enumerate(sample_states()):
+        label = f"save_checkpoint com o estado do ponto {'A' if n == 0 else 'B'} do 1º turno"
+        if n >= len(pauses):
+            why = describe(report) if trace.end == "exit" else {
+                "timeout": "o código não terminou no tempo permitido (provavelmente um laço infinito)",
+                "flood": "saída demais: o código imprimiu muito mais do que alguém conseguiria ler",
+            }.get(trace.end, "a gravação não terminou")
+            return CriterionResult(CID, False, f"{label}: {why or 'a gravação não terminou'}.")
+        files = pauses[n]
+        path = main_checkpoint(files, work.path) if work else None
+        if path is None:
+            return CriterionResult(CID, False, f"{label}: nenhum {CHECKPOINT} apareceu na pasta.")
+        shown = path[len(work.path.rstrip("/")) + 1:]
+        content = files[path]
+        try:
+            saved = json.loads((content or b"").decode("utf-8-sig"))
+        except (ValueError, RecursionError, UnicodeDecodeError):
+            return CriterionResult(CID, False, f"{label}: o {shown} {left_on_disk(content or b'')} — não é JSON válido.",
+                                   disk=disk_view(label, shown, content))
+        if saved != state:
+            found = protocol.problems(saved, task=TASK, conversation=state["messages"], tokens_allowed={state["tokensUsed"]}) or [
+                f"`{k}` gravado como {protocol.brief(saved.get(k))}, mas o estado tinha {protocol.brief(state[k])}"
+                for k in protocol.FIELDS if isinstance(saved, dict) and saved.get(k) != state[k]
+            ]
+            return CriterionResult(CID, False, f"{label}: " + "; ".join(found) + ".", disk=disk_view(label, shown, content))
+    return CriterionResult(CID, True)

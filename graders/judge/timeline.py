@@ -1,0 +1,100 @@
+"""Every crash point of a graded run, described for the timeline (the page's and the instructor's
+report): the judge's own points and outcomes, under a killed process and under a power loss.
+
+Schema (also in the README):
+  {"path": "checkpoint.json", "total_ops": N, "groups": ["início", "A1", "ferramenta 1", ...],
+   "power_loss": "advice"|"graded",
+   "points": [{"n", "op", "torn_at", "kind", "group", "where", "outcome": "ok"|"falhou",
+               "criterion": null|"escrita-atomica"|"ponto-a", "message", "expected", "disk": i,
+               "power": {"outcome", "message", "disk": i} | null}],
+   "disks": [{"exists", "bytes", "text", "json": pretty JSON or null, "cut": bool}]}
+"""
+
+from __future__ import annotations
+
+import json
+
+from .. import protocol
+from ..replay.states import MODEL, START, TOOL, TORN
+from .nivel2 import complete_key, parse
+
+SHOWN = 2000
+
+
+def _disk(content) -> dict:
+    if content is None:
+        return {"exists": False, "bytes": 0, "text": "", "json": None, "cut": False}
+    text = content.decode("utf-8", "replace")
+    try:
+        state = parse(content)
+        pretty = json.dumps(state, ensure_ascii=False, indent=2)
+    except (ValueError, UnicodeDecodeError):
+        pretty = None
+    return {
+        "exists": True, "bytes": len(content), "text": text[:SHOWN],
+        "json": pretty[:SHOWN] if pretty is not None else None,
+        "cut": len(text) > SHOWN or (pretty is not None and len(pretty) > SHOWN),
+    }
+
+
+def _expected(judge, point, latest) -> str:
+    state = point.state
+    if state.kind == TOOL:
+        return ("O ponto A desta chamada: pendingToolUse = "
+                f"{protocol.brief(judge.expected_pending((state.event.payload or {}).get('name')), 140)}, num JSON completo.")
+    if state.kind == MODEL and 1 <= state.served < len(judge.responses):
+        block = judge.tool_uses[min(state.tools, len(judge.tool_uses)) - 1]
+        return f"O ponto B do turno anterior: o resultado de {block['name']} em messages e pendingToolUse = null."
+    if state.finished:
+        return "A tarefa já tinha terminado: o último checkpoint completo, ou nenhum (apagá-lo é permitido)."
+    if latest is None:
+        return ("Nada ainda (nenhum checkpoint completo tinha sido gravado): a retomada pode não achar arquivo "
+                "nenhum, mas nunca um arquivo pela metade.")
+    if isinstance(latest, dict):
+        summary = (f"turns = {protocol.brief(latest.get('turns'))}, "
+                   f"pendingToolUse = {protocol.brief(latest.get('pendingToolUse'), 80)}")
+    else:
+        summary = protocol.brief(latest, 80)
+    return f"Um checkpoint completo já gravado — o mais recente tinha {summary}."
+
+
+def describe(judge, power_graded: bool = False) -> dict | None:
+    if not judge.points:
+        return None
+    disks: list[dict] = []
+    seen: dict = {}
+
+    def disk_index(content) -> int:
+        key = content
+        if key not in seen:
+            seen[key] = len(disks)
+            disks.append(_disk(content))
+        return seen[key]
+
+    points, latest = [], None
+    for point in judge.points:
+        state = point.state
+        criterion, message = judge.outcomes.get(point.n, (None, ""))
+        power = None
+        if state.power:
+            advice = judge.power_outcomes.get(point.n)
+            shown = state.kept if state.kept != state.content else state.durable
+            power = {"outcome": "falhou" if advice else "ok", "message": advice or "",
+                     "disk": disk_index(shown if advice else state.content)}
+        points.append({
+            "n": point.n, "op": point.op, "torn_at": state.torn_at, "kind": _kind(state, judge),
+            "group": point.group, "where": point.where, "outcome": "falhou" if criterion else "ok",
+            "criterion": criterion, "message": message, "expected": _expected(judge, point, latest),
+            "disk": disk_index(state.content), "power": power,
+        })
+        if state.kind != TORN and complete_key(state.content) is not None:
+            latest = parse(state.content)
+    order = list(dict.fromkeys(p["group"] for p in points))
+    return {"path": judge.shown, "total_ops": judge.total_ops, "groups": order,
+            "power_loss": "graded" if power_graded else "advice", "points": points, "disks": disks}
+
+
+def _kind(state, judge) -> str:
+    if state.kind in (START, TOOL, MODEL):
+        return {"start": "start", "tool": "tool", "model": "model"}[state.kind]
+    return state.event.kind if state.event is not None else state.kind
