@@ -1,14 +1,14 @@
-"""The lesson's "mate o processo" demo: two writers, each killed at random moments by the graders' own
-crash machinery, and how many times each left a checkpoint.json a resume could not read."""
+"""The lesson's "mate o processo" demo: three versions of save_checkpoint, each run once and traced,
+then "killed" at random moments by replaying the trace (graders.replay): how often each left a
+checkpoint.json a resume could not read, with the process killed and with a power loss."""
 
 from __future__ import annotations
 
 import random
 
-from .controller import CrashPlan
-from .nivel2 import complete_key, describe_op
-from .nivel1 import sample_states
-from .runs import LocalRunner
+from .judge.nivel1 import sample_states
+from .judge.nivel2 import complete_key
+from .replay.folder import Folder, write_into
 
 WRITERS = {
     "no-lugar": (
@@ -24,48 +24,95 @@ WRITERS = {
         "        json.dump(state, f, ensure_ascii=False, indent=2)\n"
         "    os.replace(\"checkpoint.json.tmp\", \"checkpoint.json\")\n",
     ),
+    "duravel": (
+        "Temporário + os.fsync + os.replace + os.fsync da pasta",
+        "import json\nimport os\n\n\ndef save_checkpoint(state):\n"
+        "    with open(\"checkpoint.json.tmp\", \"w\", encoding=\"utf-8\") as f:\n"
+        "        json.dump(state, f, ensure_ascii=False, indent=2)\n"
+        "        f.flush()\n"
+        "        os.fsync(f.fileno())\n"
+        "    os.replace(\"checkpoint.json.tmp\", \"checkpoint.json\")\n"
+        "    pasta = os.open(\".\", os.O_RDONLY)\n"
+        "    try:\n"
+        "        os.fsync(pasta)\n"
+        "    finally:\n"
+        "        os.close(pasta)\n",
+    ),
 }
 SHOWN_BYTES = 240
+PATH = ["checkpoint.json"]
+FS_KINDS = ("open", "write", "truncate", "rename", "unlink", "rmdir", "mkdir", "link", "symlink", "fsync", "sync")
 
 
-def run(kills: int = 30, seed: int | None = None) -> dict:
-    """{"writers": [{"id", "name", "code", "kills", "unreadable", "absent", "example"}]}; `example` is
-    one torn file, its last bytes from offset `start` (None when no kill tore one)."""
+def _kill(trace, index: int, cut: int | None):
+    """checkpoint.json after a kill just after event `index` (or inside it, after `cut` bytes of a write):
+    as the killed process leaves it, and as a power loss could (the worse of the model's two views;
+    None for a cut write, which the demo counts as a killed process only)."""
+    folder = Folder(trace.roots)
+    for ev in trace.events[:index]:
+        folder.apply(ev)
+    ev = trace.events[index]
+    if cut is None:
+        folder.apply(ev)
+    elif ev.node in folder.nodes:
+        write_into(folder.nodes[ev.node].data, ev.offset, ev.data[:cut])
+    root = trace.root("work").node
+    killed = folder.content(folder.lookup(root, PATH))
+    if cut is not None:
+        return killed, None
+    views = [folder.content(folder.lookup(root, PATH, durable=True), durable=True),
+             folder.content(folder.lookup(root, PATH), durable=True)]
+    unreadable = [v for v in views if v is not None and complete_key(v) is None]
+    return killed, (unreadable[0] if unreadable else None if None in views else views[1])
+
+
+def run(kills: int = 30, seed: int | None = None, run_code=None) -> dict:
+    """{"writers": [{"id", "name", "code", "kills", "unreadable", "absent", "power": {"kills", "unreadable",
+    "absent"}, "example"}]}; `example` is one torn file, its last bytes from offset `start`."""
+    from .grading import default_run
+
     rng = random.Random(seed)
-    states = sample_states() * 2  # four saves in a row: A, B, A, B
-    job = {"function": "save_checkpoint", "states": states, "missing": "save_checkpoint"}
+    job = {"function": "save_checkpoint", "states": sample_states() * 2, "missing": "save_checkpoint"}
     writers = []
     for writer_id, (name, code) in WRITERS.items():
-        runner = LocalRunner(code, f"{writer_id}.py", job)
-        try:
-            reference = runner.run(None)
-            writes = [op for op in reference.ops if op.kind == "write" and op.size > 1]
-            unreadable = absent = 0
-            example = None
-            for _ in range(kills):
-                # A random moment: just before some step, or inside some write (as a power cut would).
-                if writes and rng.random() < 0.5:
-                    op = rng.choice(writes)
-                    plan = CrashPlan(op.index, rng.randrange(1, op.size))
-                else:
-                    plan = CrashPlan(rng.randrange(1, len(reference.ops) + 1))
-                log = runner.run(plan)
-                content = log.disk.get("trabalho/checkpoint.json")
-                if content is None:
-                    absent += 1
-                elif complete_key(content) is None:  # what a resume's json.loads would choke on
-                    unreadable += 1
-                    if example is None or (not example["bytes"] and content):
-                        # The end of the file is where the write was cut.
-                        start = max(0, len(content) - SHOWN_BYTES)
-                        example = {"bytes": list(content[start:]), "start": start, "size": len(content),
-                                   "where": _where(reference.ops[plan.op_index - 1], plan)}
-            writers.append({"id": writer_id, "name": name, "code": code, "kills": kills,
-                            "unreadable": unreadable, "absent": absent, "example": example})
-        finally:
-            runner.close()
+        trace = (run_code or default_run())(code, f"{writer_id}.py", job)
+        fs = [i for i, ev in enumerate(trace.events) if ev.ok and ev.kind in FS_KINDS]
+        writes = [i for i in fs if trace.events[i].kind == "write" and len(trace.events[i].data) > 1]
+        counts = {"unreadable": 0, "absent": 0}
+        power = {"kills": 0, "unreadable": 0, "absent": 0}
+        example = None
+        for _ in range(kills):
+            # A random moment: just after some call, or in the middle of some write.
+            if writes and rng.random() < 0.5:
+                index = rng.choice(writes)
+                moment = (index, rng.randrange(1, len(trace.events[index].data)))
+            else:
+                moment = (rng.choice(fs) if fs else 0, None)
+            killed, lost = _kill(trace, *moment)
+            if killed is None:
+                counts["absent"] += 1
+            elif complete_key(killed) is None:
+                counts["unreadable"] += 1
+                if example is None or (not example["size"] and killed):
+                    start = max(0, len(killed) - SHOWN_BYTES)
+                    example = {"bytes": list(killed[start:]), "start": start, "size": len(killed),
+                               "where": _where(trace.events[moment[0]], moment[1])}
+            if moment[1] is None:
+                power["kills"] += 1
+                if lost is None:
+                    power["absent"] += 1
+                elif complete_key(lost) is None:
+                    power["unreadable"] += 1
+        writers.append({"id": writer_id, "name": name, "code": code, "kills": kills, **counts,
+                        "power": power, "example": example})
     return {"writers": writers}
 
 
-def _where(op, plan: CrashPlan) -> str:
-    return describe_op(op, plan.torn_at)
+def _where(ev, cut) -> str:
+    name = ev.path.rsplit("/", 1)[-1] or "?"
+    if cut is not None:
+        return f"no meio da escrita de {len(ev.data)} bytes em {name}, depois de {cut} bytes"
+    return "logo depois " + {
+        "open": f"da abertura de {name}", "write": f"da escrita em {name}", "rename": f"da troca de nome de {name}",
+        "fsync": f"do os.fsync de {name}", "truncate": f"do truncamento de {name}",
+    }.get(ev.kind, f"da operação {ev.kind} em {name}")

@@ -1,54 +1,62 @@
-"""The page's "Executar" button: run the student's code once against the fakes, no crash, and show what happened."""
+"""The page's "Executar" button: run the student's code once against the fakes, no crash, and show
+what happened (output, error, the checkpoint left in the work folder)."""
 
 from __future__ import annotations
 
 import json
 
-from . import nivel1, nivel2
-from .guard import CodeError
-from .runs import LocalRunner
+from .guard import CodeError, compile_student
+from .judge import errors, nivel1, nivel2
 
 CHECKPOINT_SHOWN = 20_000
 
 
-def run(exercise_id: str, source: str, filename: str = "solucao.py") -> dict:
+def run(exercise_id: str, source: str, filename: str = "solucao.py", run_code=None) -> dict:
     """{"ok", "stdout", "error", "error_line", "summary", "checkpoint"} for the page to show."""
-    if exercise_id == "nivel-1":
-        job = nivel1.job(nivel1.sample_states()[-1:])
-    else:
-        job = nivel2.job()
+    from .grading import default_run
+
+    job = nivel1.job(nivel1.sample_states()[-1:]) if exercise_id == "nivel-1" else nivel2.job()
     try:
-        runner = LocalRunner(source, filename, job)
+        compile_student(source, filename)
     except CodeError as exc:
         return {"ok": False, "stdout": "", "error": str(exc), "error_line": _syntax_line(source, filename),
                 "summary": "", "checkpoint": None}
-    try:
-        log = runner.run(None)
-    finally:
-        runner.close()
-    end = log.end if isinstance(log.end, dict) else {}
-    ok = end.get("kind") == "ok" and not log.stopped
-    if end.get("phase") == "call" and end.get("kind") != "missing":
+    trace = (run_code or default_run())(source, filename, job)
+    report = trace.report or {}
+    ok = trace.ended_cleanly
+    models = sum(1 for e in trace.events if e.kind == "model")
+    tools = sum(1 for e in trace.events if e.kind == "tool")
+    summary = ""
+    if report.get("phase") == "call" and report.get("kind") != "missing":
         if exercise_id == "nivel-1":
             summary = "save_checkpoint foi chamada com o estado do ponto B do 1º turno."
         else:
-            summary = (f"run_agent chamou o modelo {len(log.model_calls)} vez(es) e executou "
-                       f"{len(log.tool_calls)} ferramenta(s)")
-            summary += f"; devolveu {_describe_state(end.get('value'))}." if ok else "."
-    else:
-        summary = ""
+            summary = (f"run_agent chamou o modelo {nivel2.plural(models, 'vez', 'vezes')} e executou "
+                       f"{nivel2.plural(tools, 'ferramenta', 'ferramentas')}")
+            summary += f"; devolveu {_describe_state(report.get('value'))}." if ok and "value" in report else "."
     error = ""
     if not ok:
-        error = end.get("traceback") or ((end.get("message") or "a execução não terminou") + ".")
-    tree = log.pauses[-1] if log.pauses else log.disk
-    path = nivel1.main_checkpoint(tree)
+        error = errors.traceback_text(report) if trace.end == "exit" else ""
+        error = error or _end_text(trace) or "a execução não terminou."
     checkpoint = None
-    if path is not None and tree[path] is not None:
-        content = tree[path]
-        checkpoint = {"path": nivel1.shown(path), "bytes": len(content),
+    work = trace.root("work")
+    files = trace.final or {}
+    path = nivel1.main_checkpoint(files, work.path) if work else None
+    if path is not None and files.get(path) is not None:
+        content = files[path]
+        checkpoint = {"path": path[len(work.path.rstrip("/")) + 1:], "bytes": len(content),
                       "content": content[:CHECKPOINT_SHOWN].decode("utf-8", "replace")}
-    return {"ok": ok, "stdout": end.get("output", ""), "error": error, "error_line": end.get("error_line"),
+    return {"ok": ok, "stdout": trace.output, "error": error, "error_line": errors.error_line(report),
             "summary": summary, "checkpoint": checkpoint}
+
+
+def _end_text(trace) -> str:
+    return {
+        "timeout": "O código não terminou no tempo permitido (provavelmente um laço infinito).",
+        "flood": "Saída demais: o código imprimiu muito mais do que alguém conseguiria ler e foi parado "
+                 "(tire os print de dentro dos laços).",
+        "runaway": "Limite do corretor: o código chamou o modelo, as ferramentas ou o disco vezes demais.",
+    }.get(trace.end, "")
 
 
 def _describe_state(value) -> str:
