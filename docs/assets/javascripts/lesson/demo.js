@@ -1,5 +1,6 @@
-// The lesson's "mate o processo" demo: both writers killed at random moments by the graders' own
-// crash machinery, in the page's Python worker, on demand (graders/demo.py does the work).
+// The lesson's "mate o processo" demo: three writers, each run once and traced, then killed at random
+// moments by replaying the trace (a killed process, and a power loss), in the page's Python worker, on
+// demand (graders/demo.py does the work).
 import { sharedRuntime } from "./runtime.js";
 
 function node(tag, attrs = {}, ...children) {
@@ -28,12 +29,16 @@ function hexdump(bytes, start = 0) {
 
 function render(result, host) {
   const rows = result.writers.map((w) => node("tr", { "data-writer": w.id },
-    node("th", { scope: "row" }, w.name), node("td", {}, String(w.kills)),
-    node("td", { "data-unreadable": String(w.unreadable) }, String(w.unreadable)), node("td", {}, String(w.absent))));
+    node("th", { scope: "row" }, w.name),
+    node("td", { "data-unreadable": String(w.unreadable) }, `${w.unreadable} de ${w.kills}`),
+    node("td", { "data-power-unreadable": String(w.power.unreadable) }, `${w.power.unreadable} de ${w.power.kills}`),
+    node("td", {}, String(w.absent))));
   const table = node("table", { class: "torn-demo__table" },
-    node("caption", {}, "Quedas em momentos aleatórios, em cada versão de save_checkpoint (quatro gravações seguidas)"),
-    node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "Versão"), node("th", { scope: "col" }, "Quedas"),
-      node("th", { scope: "col" }, "checkpoint.json ilegível"), node("th", { scope: "col" }, "ainda sem checkpoint.json"))),
+    node("caption", {}, "Quedas em momentos sorteados, em cada versão de save_checkpoint (quatro gravações seguidas): " +
+      "quantas deixaram o checkpoint.json ilegível"),
+    node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "Versão"),
+      node("th", { scope: "col" }, "Processo morto"), node("th", { scope: "col" }, "Falta de energia"),
+      node("th", { scope: "col" }, "Ainda sem checkpoint"))),
     node("tbody", {}, ...rows));
   const parts = [table];
   const torn = result.writers.find((w) => w.example);
@@ -53,7 +58,7 @@ export function mountDemos(root = document) {
     host.querySelector(".torn-demo__noscript")?.remove();
     const status = node("p", { class: "torn-demo__status", role: "status", "aria-live": "polite" });
     const result = node("div", { class: "torn-demo__result" });
-    const button = node("button", { type: "button", class: "md-button md-button--primary" }, "Matar o processo 30 vezes em cada versão");
+    const button = node("button", { type: "button", class: "md-button md-button--primary" }, "Derrubar cada versão 30 vezes");
     button.addEventListener("click", async () => {
       const runtime = sharedRuntime();
       button.disabled = true;

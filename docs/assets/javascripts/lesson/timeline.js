@@ -1,7 +1,8 @@
-// Crash timeline: every simulated crash of a graded run on one axis, grouped by part of the loop
-// (A1, ferramenta 1, B1…), each a mark coloured by its outcome; selecting one shows what a resumed
-// process would find on disk beside what the protocol expected. The data is the judge's own
-// (graders/crash_points.py). Self-contained: the instructor's HTML report inlines this file.
+// Crash timeline: every crash state of a graded run on one axis, grouped by part of the loop
+// (A1, ferramenta 1, B1…), each a mark coloured by its outcome with the process killed; selecting one
+// shows what a resumed process would find on disk beside what the protocol expected, and what a power
+// loss could leave there (advice unless the exercise grades it). The data is the judge's own
+// (graders/judge/timeline.py). Self-contained: the instructor's HTML report inlines this file.
 
 const OUTCOME = { ok: "ok", falhou: "falhou" };
 
@@ -55,6 +56,12 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
   const found = node("pre", { class: "crash-timeline__disk", tabindex: "0" });
   const foundNote = node("p", { class: "crash-timeline__note" });
   const expected = node("p", { class: "crash-timeline__expected" });
+  const powerWhere = node("p", { class: "crash-timeline__power-where" });
+  const powerNote = node("p", { class: "crash-timeline__note" });
+  const powerFound = node("pre", { class: "crash-timeline__disk", tabindex: "0" });
+  const powerBox = node("section", { class: "crash-timeline__power" },
+    node("p", { class: "crash-timeline__heading" }, "Numa falta de energia"), powerWhere, powerNote, powerFound);
+  const graded = timeline.power_loss === "graded";
   let current = -1;
 
   function select(index, { focus = false } = {}) {
@@ -78,6 +85,18 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
     found.textContent = diskText(disk, timeline.path);
     found.dataset.torn = String(disk.exists && disk.json == null);
     expected.replaceChildren(rich(point.expected));
+    const power = point.power;
+    powerBox.hidden = !power;
+    if (power) {
+      const powerDisk = timeline.disks[power.disk];
+      powerWhere.replaceChildren(
+        node("span", { class: "crash-timeline__badge", "data-outcome": power.outcome === "falhou" ? (graded ? "falhou" : "aviso") : "ok" },
+          power.outcome === "falhou" ? (graded ? "falhou" : "aviso") : "ok"), " ",
+        rich(power.message || "A falta de energia deixaria o mesmo que o processo morto: nada a temer aqui."));
+      powerNote.textContent = power.outcome === "falhou" ? diskNote(powerDisk) : "";
+      powerFound.hidden = power.outcome !== "falhou";
+      powerFound.textContent = power.outcome === "falhou" ? diskText(powerDisk, timeline.path) : "";
+    }
     live.textContent = `${pointName(point, total)}: ${outcome}. ${point.where}.`;
   }
 
@@ -104,6 +123,7 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
       const outcome = OUTCOME[point.outcome] || point.outcome;
       const mark = node("button", {
         type: "button", role: "radio", class: "crash-timeline__mark", "data-outcome": point.outcome,
+        "data-power": point.power && point.power.outcome === "falhou" ? "falhou" : null,
         "data-n": point.n, "aria-checked": "false", tabindex: "-1",
         "aria-label": `${pointName(point, total)}, ${group}: ${point.where} — ${outcome}`,
         title: `${pointName(point, total)}: ${point.where} — ${outcome}`,
@@ -115,21 +135,26 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
     axis.append(box);
   }
 
+  const powerText = (point) => !point.power ? "—" : point.power.outcome === "falhou" ? (graded ? "falhou" : "aviso") : "ok";
   const rows = points.map((point, index) => node("tr", { "data-outcome": point.outcome },
     node("td", {}, String(point.n)), node("td", {}, point.group), node("td", {}, point.where),
     node("td", {}, node("button", { type: "button", class: "crash-timeline__show", onclick: () => select(index, { focus: true }) },
       OUTCOME[point.outcome] || point.outcome)),
+    node("td", {}, powerText(point)),
   ));
+  const powerFailed = points.filter((p) => p.power && p.power.outcome === "falhou").length;
   const table = node("details", { class: "crash-timeline__table" },
     node("summary", {}, "Ver todas as quedas numa tabela"),
     node("table", {},
       node("caption", {}, `Quedas simuladas: ${total}, das quais ${failed} deixaram o disco errado`),
       node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "#"), node("th", { scope: "col" }, "Parte do loop"),
-        node("th", { scope: "col" }, "Momento da queda"), node("th", { scope: "col" }, "Resultado"))),
+        node("th", { scope: "col" }, "Momento da queda"), node("th", { scope: "col" }, "Processo morto"),
+        node("th", { scope: "col" }, "Falta de energia"))),
       node("tbody", {}, ...rows)));
 
-  const legend = `Cada marca é uma queda simulada (${total} no total; ${failed} deixaram o disco errado). ` +
-    "A1 é depois que o modelo pede a 1ª ferramenta, antes de ela rodar; B1, depois que ela rodou. " +
+  const legend = `Cada marca é um momento em que o processo poderia morrer (${total} no total; ${failed} deixariam o disco errado). ` +
+    "A1 é depois que o modelo pede a 1ª ferramenta, antes de ela rodar; B1, depois que ela rodou; “modelo 2”, durante a 2ª chamada ao modelo. " +
+    (powerFailed ? `Numa falta de energia, ${powerFailed} ${powerFailed === 1 ? "deles deixaria" : "deles deixariam"} o disco errado (marcas com ponto; ${graded ? "conta na nota" : "conselho, não conta na nota"}). ` : "") +
     "Selecione uma marca (ou use as setas) para ver o que a retomada encontraria.";
   host.replaceChildren(
     node("p", { class: "crash-timeline__intro", id: `${prefix}-intro` }, legend),
@@ -137,7 +162,8 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
     node("div", { class: "crash-timeline__detail" }, where, message,
       node("div", { class: "crash-timeline__columns" },
         node("section", {}, node("p", { class: "crash-timeline__heading" }, `O que a retomada encontraria em ${timeline.path}`), foundNote, found),
-        node("section", {}, node("p", { class: "crash-timeline__heading" }, "O que o protocolo esperava ali"), expected))),
+        node("section", {}, node("p", { class: "crash-timeline__heading" }, "O que o protocolo esperava ali"), expected)),
+      powerBox),
     table);
   axis.setAttribute("aria-describedby", `${prefix}-intro`);
   const first = points.findIndex((p) => p.outcome === "falhou");
