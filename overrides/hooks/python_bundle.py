@@ -12,13 +12,15 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET = Path("assets") / "python" / "lesson.zip"
-# CLI-only modules: they use subprocess and resource limits, which Pyodide lacks.
-SKIP = {"cli.py", "sandbox.py", "forkserver.py", "fence.py", "__main__.py"}
+# CLI-only modules and packages (paths inside graders/): they use subprocess, seccomp and resource
+# limits, which Pyodide lacks.
+SKIP = {"cli.py", "sandbox.py", "forkserver.py", "fence.py", "__main__.py", "trace/kernel.py", "cli"}
 FIXED_DATE = (2026, 1, 1, 0, 0, 0)
 
 
 def bundle_bytes() -> bytes:
-    paths = sorted(p for p in (ROOT / "graders").glob("*.py") if p.name not in SKIP)
+    graders = ROOT / "graders"
+    paths = sorted(p for p in graders.rglob("*.py") if not _skipped(p.relative_to(graders)))
     paths += sorted(p for p in (ROOT / "exercises").rglob("*") if p.is_file() and p.suffix in {".py", ".toml", ".md"})
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -27,6 +29,10 @@ def bundle_bytes() -> bytes:
             info.compress_type = zipfile.ZIP_DEFLATED
             zf.writestr(info, path.read_bytes())
     return buffer.getvalue()
+
+
+def _skipped(path: Path) -> bool:
+    return "__pycache__" in path.parts or path.as_posix() in SKIP or path.parts[0] in SKIP
 
 
 def on_post_build(config):

@@ -1,0 +1,328 @@
+"""The browser's traced run: one submission in Pyodide's only interpreter, its file-system calls seen
+from JavaScript below Python (fstap.js, registered by the page's worker as `_fstap`), and the
+interpreter put back as it was found afterwards."""
+
+from __future__ import annotations
+
+import errno
+import io
+import json
+import os
+import random
+import shutil
+import sys
+import tempfile
+
+from .. import guard
+from ..guard import FLOOD_LIMIT, BoundedOutput, OutputFlood
+from .agent_server import AgentServer
+from .ops import MAX_DATA, MAX_EVENTS, Trace, from_dict
+
+TAP_MODULE = "_fstap"
+WORK = "/home/pyodide/projeto"  # a folder name a student could have chosen
+TMP = "/tmp"
+ROOTS = [{"role": "work", "path": WORK}, {"role": "tmp", "path": TMP}]
+# Bridges out of the run: in Pyodide, `js` reaches the worker's own messaging.
+BLOCKED_MODULES = (TAP_MODULE, "js", "pyodide", "pyodide.ffi", "pyodide.code", "pyodide_js", "_pyodide", "_pyodide_core")
+THREAD_MESSAGE = (
+    "O código inicia uma thread, e o Python do navegador (Pyodide) não tem threads: esta execução não pode "
+    "ser corrigida aqui. Corrija pela linha de comando (python -m graders), onde threads funcionam, "
+    "ou faça o trabalho sem threads."
+)
+
+_tap = None
+
+
+def tap():
+    """The JavaScript tap, imported while no student code has run (the worker registers it first)."""
+    global _tap
+    if _tap is None:
+        import importlib
+
+        _tap = importlib.import_module(TAP_MODULE)
+    return _tap
+
+
+class AgentLoopRunaway(BaseException):
+    """The agent server refused a call: the loop ran far past the script."""
+
+
+def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
+    """Run `job` once (see graders/trace/runner.py) with the tap recording; the trace as the tap saw it."""
+    fs = tap()
+    for root in ROOTS:
+        _empty(root["path"])
+    marks: list = []
+
+    def record(event):
+        marks.append(event)
+        fs.mark(len(marks) - 1)
+
+    server = AgentServer(record)
+    output = BoundedOutput()
+    threads: list = []
+    report: dict = {}
+    with _Borrowed(output, threads, fs):
+        fs.start(json.dumps(ROOTS), MAX_EVENTS, MAX_DATA)
+        try:
+            report = _call_job()(source, filename, job, *_agent(server))
+        except OutputFlood:
+            report = {"kind": "exception", "phase": "call", "exc_type": "OutputFlood"}
+        except AgentLoopRunaway:
+            report = {"kind": "exception", "phase": "call", "exc_type": "AgentLoopRunaway"}
+        finally:
+            fs.stop()
+    if report.get("exc_type") == "KeyboardInterrupt":
+        raise KeyboardInterrupt  # the page's "Parar": no verdict at all
+    raw = json.loads(fs.json())
+    trace = from_dict({
+        "roots": raw["roots"],
+        "events": [marks[e["ref"]] if e["kind"] == "mark" else _named(e) for e in raw["events"]],
+        "final": raw["final"], "report": report, "output": output.getvalue(),
+    } | _end(report, output, server, threads, raw["over"]))
+    return trace
+
+
+def _end(report: dict, output: BoundedOutput, server: AgentServer, threads: list, over) -> dict:
+    """How the run ended, from what the trusted side saw (never from the report alone)."""
+    if threads:
+        return {"end": "broken", "code": 0, "limits": {"threads": THREAD_MESSAGE}}
+    if output.attempted > FLOOD_LIMIT:
+        return {"end": "flood", "code": 0, "limits": {"output": FLOOD_LIMIT}}
+    if server.runaway:
+        return {"end": "runaway", "code": 0, "limits": {"calls": server.model_calls + server.tool_calls}}
+    if over:
+        return {"end": "runaway", "code": 0, "limits": {over: MAX_EVENTS if over == "events" else MAX_DATA}}
+    return {"end": "exit", "code": 0 if report.get("kind") == "ok" else 1}
+
+
+def _named(event: dict) -> dict:
+    """Emscripten's errno numbers are the ones Python's errno module has inside Pyodide."""
+    if "errno" in event:
+        event["errno"] = errno.errorcode.get(event["errno"], f"E{event['errno']}")
+    return event
+
+
+def _agent(server: AgentServer):
+    """call_model, execute_tool and returned, served by `server` (the student gets JSON copies only)."""
+
+    def ask(request: dict) -> dict:
+        reply = server.handle(request)
+        if reply.get("runaway"):
+            raise AgentLoopRunaway()
+        return json.loads(json.dumps(reply))
+
+    def call_model(*args, tools=None, messages=None, **kwargs):
+        if args or messages is None:
+            raise TypeError("call_model deve ser chamado como call_model(tools=..., messages=...)")
+        return ask({"t": "model", "tools": _plain(tools), "messages": _plain(messages)})["response"]
+
+    def execute_tool(name, input):
+        reply = ask({"t": "tool", "name": _plain(name), "input": _plain(input)})
+        if "error" in reply:
+            raise KeyError(reply["error"])
+        return reply["result"]
+
+    def returned():
+        ask({"t": "returned"})
+
+    return call_model, execute_tool, returned
+
+
+def _plain(value):
+    try:
+        return json.loads(json.dumps(value, default=repr))
+    except (TypeError, ValueError, RecursionError):
+        return {"<não serializável>": repr(value)[:200]}
+
+
+def _call_job():
+    try:
+        from .runner import call_job
+    except ImportError:  # until graders/trace/runner.py lands
+        from ._fallback_runner import call_job
+    return call_job
+
+
+def _empty(path: str):
+    """`path` as an empty folder, whatever the last run left in it (a folder it made unreadable too)."""
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isdir(path)):
+        os.unlink(path)
+    os.makedirs(path, exist_ok=True)
+    for name in os.listdir(path):
+        full = os.path.join(path, name)
+        if os.path.isdir(full) and not os.path.islink(full):
+            for folder, dirs, _files in os.walk(full):
+                for d in dirs:
+                    os.chmod(os.path.join(folder, d), 0o700)
+            os.chmod(full, 0o700)
+            shutil.rmtree(full)
+        else:
+            os.unlink(full)
+
+
+def _seeded_names():
+    """tempfile's name generator with a fixed seed: every run (and the CLI) picks the same names."""
+    names = tempfile._RandomNameSequence()
+    names._rng = random.Random(2)
+    names._rng_pid = os.getpid()
+    return names
+
+
+class _Refused(SystemExit):
+    """os._exit, os.abort, os.kill: the code asked the process to end (a student exit)."""
+
+
+def _refuse(what: str):
+    def refuse(*args, **kwargs):
+        raise _Refused(f"o código chamou {what}")
+
+    return refuse
+
+
+class _Borrowed:
+    """The interpreter lent to one run: set up for the student, then put back as it was found, with
+    interrupts ignored while it is put back (a second "Parar" must not leave it half restored)."""
+
+    def __init__(self, output: BoundedOutput, threads: list, fs):
+        self.output, self.threads, self.fs = output, threads, fs
+
+    def __enter__(self):
+        self.baseline = guard.snapshot()
+        self.modules = set(sys.modules)
+        self.saved = (os.getcwd(), sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
+                      sys.dont_write_bytecode, sys.getrecursionlimit())
+        self.blocked = {name: sys.modules.get(name, guard.MISSING) for name in BLOCKED_MODULES}
+        logging = sys.modules.get("logging")
+        self.logging = (logging, list(logging.root.handlers)) if logging is not None else None
+        self.signals = _signal_handlers()
+        self.patched = []
+        os.chdir(WORK)
+        sys.stdout = sys.stderr = self.output
+        sys.stdin = io.StringIO("")
+        tempfile.tempdir = TMP
+        tempfile._name_sequence = _seeded_names()
+        sys.dont_write_bytecode = True
+        for name in ("_exit", "abort", "kill"):
+            self._patch(os, name, _refuse(f"os.{name}()"))
+        self._patch_threads()
+        self._patch_syncs()
+        sys.modules.update(dict.fromkeys(BLOCKED_MODULES))  # None: `import js` raises ImportError
+        return self
+
+    def _patch(self, owner, name, value):
+        if hasattr(owner, name):
+            self.patched.append((owner, name, getattr(owner, name)))
+            setattr(owner, name, value)
+
+    def _patch_threads(self):
+        """Pyodide cannot start a thread; one tried means this run cannot be judged here."""
+        import _thread
+
+        owners = [_thread] + [m for m in (sys.modules.get("threading"),) if m is not None]
+        for owner in owners:
+            for name in ("start_new_thread", "start_joinable_thread", "start_new",
+                         "_start_new_thread", "_start_joinable_thread"):
+                original = getattr(owner, name, None)
+                if original is not None:
+                    self._patch(owner, name, self._thread_starter(original))
+
+    def _thread_starter(self, original):
+        def start(*args, **kwargs):
+            self.threads.append(True)
+            return original(*args, **kwargs)
+
+        return start
+
+    def _patch_syncs(self):
+        """Emscripten's fdatasync and sync never reach JavaScript: they are reported to the tap after
+        the real call (nothing else of the file system is seen from Python)."""
+        fs, real_fdatasync, real_sync = self.fs, getattr(os, "fdatasync", None), getattr(os, "sync", None)
+
+        def fdatasync(fd):
+            real_fdatasync(fd)
+            fs.datasync(fd if isinstance(fd, int) else fd.fileno())
+
+        def sync():
+            real_sync()
+            fs.sync()
+
+        if real_fdatasync is not None:
+            self._patch(os, "fdatasync", fdatasync)
+        if real_sync is not None:
+            self._patch(os, "sync", sync)
+
+    def __exit__(self, *exc):
+        _ignore_interrupts()  # until the very end: the interpreter is never left half restored
+        try:
+            if self.logging is not None:
+                logging, handlers = self.logging
+                logging.root.handlers[:] = handlers
+            threading = sys.modules.get("threading")
+            if threading is not None:
+                threading.settrace(None)
+                threading.setprofile(None)
+            sys.settrace(None)
+            sys.setprofile(None)
+            while self.patched:
+                owner, name, value = self.patched.pop()
+                setattr(owner, name, value)
+            (cwd, sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
+             sys.dont_write_bytecode, limit) = self.saved
+            sys.setrecursionlimit(limit)
+            os.chdir(cwd)
+            for name, module in self.blocked.items():
+                if module is guard.MISSING:
+                    sys.modules.pop(name, None)
+                else:
+                    sys.modules[name] = module
+            guard.restore(self.baseline)
+            # Modules the student's code imported are loaded anew next run (logging's handlers...).
+            for name in set(sys.modules) - self.modules:
+                sys.modules.pop(name, None)
+        finally:
+            _restore_signal_handlers(self.signals)  # last: SIGINT raises KeyboardInterrupt again
+        return False
+
+
+def _ignore_interrupts():
+    """SIGINT ignored (the page's "Parar" sends it through Pyodide's interrupt buffer): an interrupt
+    taken now is dropped, and the page, seeing the call still running, asks again."""
+    try:
+        import signal
+
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except (ImportError, ValueError, OSError, AttributeError):
+        pass
+
+
+def _signal_handlers() -> dict:
+    try:
+        import signal
+    except ImportError:
+        return {}
+    handlers = {}
+    for name in ("SIGINT", "SIGTERM", "SIGALRM", "SIGUSR1", "SIGUSR2", "SIGHUP", "SIGVTALRM", "SIGPROF"):
+        number = getattr(signal, name, None)
+        if number is not None:
+            try:
+                handlers[number] = signal.getsignal(number)
+            except (ValueError, OSError):
+                pass
+    return handlers
+
+
+def _restore_signal_handlers(handlers: dict):
+    import signal
+
+    for number, handler in handlers.items():
+        try:
+            if signal.getsignal(number) is not handler and handler is not None:
+                signal.signal(number, handler)
+        except (ValueError, OSError, TypeError):
+            pass
+    for timer in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"):
+        try:
+            signal.setitimer(getattr(signal, timer), 0)
+        except (AttributeError, ValueError, OSError):
+            pass
