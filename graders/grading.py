@@ -41,8 +41,7 @@ def grade_code(exercise_id: str, source: str, filename: str, run) -> tuple[dict[
         return {nivel1.CID: nivel1.judge(trace)}, trace.output, None
     graded = power_graded(exercise_id)
     trace = (run or default_run())(source, filename, nivel2.job())
-    judge = nivel2.Nivel2Judge(trace, power_graded=graded)
-    results = judge.grade()
+    results, judge = nivel2.judge(trace, graded)
     return results, trace.output, timeline.describe(judge, graded)
 
 

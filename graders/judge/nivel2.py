@@ -14,6 +14,10 @@ from ..trace.ops import Trace
 from ..verdict import CriterionResult
 
 CHECKPOINT = "checkpoint.json"
+# The files judged, as the statement names them: checkpoint.json in the folder the code runs in, and
+# checkpoints/checkpoint.json (the lesson's own save_checkpoint writes there). Each one the run writes
+# is judged; any other file (history copies, archives, other names) is not.
+JUDGED = (("checkpoint.json",), ("checkpoints", "checkpoint.json"))
 CODE_CRITERIA = ("escrita-atomica", "ponto-a", "seis-campos", "executavel")
 TITLES = {"executavel": "O código corrigido roda até o fim"}
 ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª", 4: "4ª"}
@@ -111,9 +115,23 @@ class Paths:
         return posixpath.basename(path) or path
 
 
+def judge(trace: Trace, power_graded: bool = False) -> tuple[dict[str, CriterionResult], "Nivel2Judge"]:
+    """Judge every named checkpoint the run wrote; the first one written is the one the timeline shows."""
+    judges = [Nivel2Judge(trace, power_graded, parts) for parts in JUDGED]
+    written = [j for j in judges if j.written()] or judges[:1]
+    primary = written[0]
+    results = primary.grade()
+    for other in written[1:]:
+        for cid, result in other.grade().items():
+            if results[cid].passed and not result.passed:
+                results[cid] = result
+    return results, primary
+
+
 class Nivel2Judge:
-    def __init__(self, trace: Trace, power_graded: bool = False):
+    def __init__(self, trace: Trace, power_graded: bool = False, parts: tuple[str, ...] = JUDGED[0]):
         self.trace = trace
+        self.parts = parts
         self.power_graded = power_graded
         conversation = script()
         self.tool_uses = conversation["tool_uses"]
@@ -126,9 +144,14 @@ class Nivel2Judge:
         self.points: list[Point] = []
         self.outcomes: dict[int, tuple[str, str]] = {}  # point n -> (criterion, message), process death
         self.power_outcomes: dict[int, str] = {}        # point n -> advice, power loss
-        work = trace.root("work")
-        self.shown = CHECKPOINT
-        self.work_path = work.path if work else ""
+        self.shown = "/".join(parts)
+        self.replay = None
+
+    def written(self) -> bool:
+        """Did this file exist at any moment of the run?"""
+        if self.replay is None:
+            self.replay = replay(self.trace, self.parts, len(self.responses))
+        return any(s.content is not None or s.kind == TORN for s in self.replay.states)
 
     # --- the whole verdict -------------------------------------------------------------------
 
@@ -139,7 +162,7 @@ class Nivel2Judge:
             for c in ("escrita-atomica", "ponto-a", "seis-campos"):
                 results[c] = CriterionResult(c, False, blocker)
             return {c: results[c] for c in CODE_CRITERIA}
-        self.replay = replay(self.trace, CHECKPOINT, len(self.responses))
+        self.written()
         self._number()
         results["escrita-atomica"] = self.check_atomic()
         results["ponto-a"] = self.check_points()
@@ -163,8 +186,9 @@ class Nivel2Judge:
         if len(self.models) < len(self.responses):
             return ("Não dá para avaliar as quedas: run_agent não chegou à resposta final do modelo "
                     f"(veja “{TITLES['executavel']}”).")
-        if not any(e.ok and e.kind in ("open", "rename", "link", "symlink") for e in trace.events):
-            return f"run_agent terminou sem gravar nenhum arquivo: não há {CHECKPOINT} na pasta de trabalho."
+        if not self.written():
+            return (f"run_agent terminou sem gravar {CHECKPOINT} na pasta em que roda (nem em checkpoints/{CHECKPOINT}): "
+                    "é esse o arquivo que a retomada lê e que o corretor julga.")
         return ""
 
     # --- executavel: trusted facts only ----------------------------------------------------------
@@ -197,6 +221,10 @@ class Nivel2Judge:
             if refused:
                 why += "; antes, " + _text((refused[0].payload or {}).get("message")).rstrip(".")
             return CriterionResult(cid, False, f"run_agent não chegou ao fim: {why}.")
+        if (trace.report or {}).get("kind") != "ok":
+            # Status 0 without run_agent returning: the code ended the process itself (os._exit...).
+            return CriterionResult(cid, False, "run_agent não retornou: o processo terminou antes, encerrado pelo "
+                                               "próprio código (por exemplo, com os._exit).")
         if len(self.models) != len(self.responses):
             return CriterionResult(
                 cid, False,
@@ -561,9 +589,9 @@ class Nivel2Judge:
     def _renamed_into_place(self, index: int) -> bool:
         """Did the judged file's current node arrive by a rename (a temporary moved into place)?"""
         for ev in reversed(self.trace.events[: index + 1]):
-            if ev.ok and ev.kind == "rename" and posixpath.basename(ev.path2) == CHECKPOINT:
+            if ev.ok and ev.kind == "rename" and posixpath.basename(ev.path2) == self.parts[-1]:
                 return True
-            if ev.ok and ev.kind == "open" and ev.created and ev.name == CHECKPOINT:
+            if ev.ok and ev.kind == "open" and ev.created and ev.name == self.parts[-1]:
                 return False
         return False
 

@@ -40,19 +40,14 @@ class Replay:
     unseen: list[Event] = field(default_factory=list)
 
 
-def judged_path(trace: Trace, name: str) -> tuple[int, list[str]] | None:
-    root = trace.root("work")
-    return (root.node, [name]) if root is not None else None
-
-
-def replay(trace: Trace, name: str = "checkpoint.json", final_replies: int = 3) -> Replay:
-    """Walk the trace once and list every crash state of `<work root>/<name>`."""
+def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_replies: int = 3) -> Replay:
+    """Walk the trace once and list every crash state of the file at `parts` below the work root."""
     folder = Folder(trace.roots)
     out = Replay(folder=folder)
-    target = judged_path(trace, name)
-    if target is None:
+    root = trace.root("work")
+    if root is None:
         return out
-    start, parts = target
+    start, parts = root.node, list(parts)
     served = tools = 0
 
     def read(durable: bool = False, kept: bool = False) -> bytes | None:

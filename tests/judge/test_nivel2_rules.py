@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from graders.judge.nivel2 import Nivel2Judge
+from graders.judge.nivel2 import Nivel2Judge, judge
 
 from .tracebuilder import Builder, run_agent
 
 
 def verdict(builder: Builder, **trace_kwargs):
-    judge = Nivel2Judge(builder.trace(**trace_kwargs))
-    return {c: r for c, r in judge.grade().items()}, judge
+    return judge(builder.trace(**trace_kwargs))
 
 
 def passed(results):
@@ -83,11 +82,34 @@ def test_a_decoy_file_is_not_judged_the_checkpoint_is():
     assert passed(results) == ALL
 
     def save_wrong(b, s):
-        b.save_atomic(s, fsync=True, dirsync=True, tmp="decoy.tmp")
-        b.rename("decoy.tmp", "decoy.json") if False else None
+        node = b.open("decoy.tmp")  # a perfect atomic save of another file cannot stand in for it
+        b.write(node, b"{}")
+        b.rename("decoy.tmp", "decoy.json")
         b.save_in_place(s)  # the judged file itself, in place
     results, _ = verdict(run_agent(save=save_wrong))
     assert not results["escrita-atomica"].passed
+
+
+def test_the_lessons_checkpoints_folder_is_judged_too():
+    def save(b, s):
+        if "/home/aluno/projeto/checkpoints" not in b.dirs:
+            b.mkdir("checkpoints")
+        b.save_in_place(s, path="checkpoints/checkpoint.json")
+    results, primary = verdict(run_agent(save=save))
+    assert not results["escrita-atomica"].passed and primary.shown == "checkpoints/checkpoint.json"
+
+    def both(b, s):
+        b.save_atomic(s, fsync=True, dirsync=True)
+        save(b, s)  # a second named file, written in place: judged as well
+    results, _ = verdict(run_agent(save=both))
+    assert not results["escrita-atomica"].passed
+    assert "checkpoints/checkpoint.json" in results["escrita-atomica"].message
+
+
+def test_ending_the_process_instead_of_returning_fails_executavel():
+    results, _ = verdict(run_agent(), report={})  # status 0, but run_agent never said it returned
+    assert not results["executavel"].passed and "os._exit" in results["executavel"].message
+    assert results["escrita-atomica"].passed
 
 
 def test_unclean_end_fails_executavel_even_after_the_final_reply():
@@ -109,7 +131,7 @@ def test_final_folder_must_match_the_model():
     trace = b.trace()
     trace.final = dict(trace.final)
     trace.final["/home/aluno/projeto/checkpoint.json"] = b"{}"
-    results = Nivel2Judge(trace).grade()
+    results, _ = judge(trace)
     assert not results["escrita-atomica"].passed
     assert "não acompanha" in results["escrita-atomica"].message
 
@@ -137,8 +159,8 @@ def test_removing_it_before_the_rename_fails():
 
 
 def test_crash_numbering_is_shared_by_messages():
-    results, judge = verdict(run_agent(save=lambda b, s: b.save_in_place(s)))
+    results, primary = verdict(run_agent(save=lambda b, s: b.save_in_place(s)))
     message = results["escrita-atomica"].message
     assert message.startswith("Queda ")
     n = int(message.split()[1])
-    assert judge.points[n - 1].n == n and f"de {judge.total}" in message
+    assert primary.points[n - 1].n == n and f"de {primary.total}" in message

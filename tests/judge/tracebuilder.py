@@ -16,6 +16,7 @@ class Builder:
     def __init__(self):
         self.roots = [Root("work", 1, WORK), Root("tmp", 2, TMP)]
         self.dirs = {WORK: 1, TMP: 2}
+        self.events_mkdir = []
         self.entries: dict[str, int] = {}  # absolute path -> node
         self.sizes: dict[int, int] = {}
         self.next = 3
@@ -67,6 +68,12 @@ class Builder:
         node = self.entries.pop(full)
         self.events.append(Event("unlink", node=node, dir=d, name=name, path=full))
 
+    def mkdir(self, path: str):
+        d, name, full = self._split(path)
+        self.dirs[full] = self.next
+        self.events.append(Event("mkdir", node=self.next, dir=d, name=name, path=full, kind2="dir"))
+        self.next += 1
+
     def fsync(self, node: int):
         self.events.append(Event("fsync", node=node, path=self._path(node)))
 
@@ -81,8 +88,9 @@ class Builder:
         self.tools += 1
         self.events.append(Event("tool", call=self.tools, payload={"name": name, "input": copy.deepcopy(input)}))
 
-    def trace(self, end: str = "exit", code: int = 0, final: bool = True) -> Trace:
-        trace = Trace(self.roots, self.events, end, code)
+    def trace(self, end: str = "exit", code: int = 0, final: bool = True, report: dict | None = None) -> Trace:
+        trace = Trace(self.roots, self.events, end, code,
+                      report={"kind": "ok", "phase": "call"} if report is None else report)
         if final:
             from graders.replay.folder import Folder
 
