@@ -13,7 +13,7 @@ const O_WRONLY = 1, O_RDWR = 2, O_CREAT = 64, O_TRUNC = 512, O_DSYNC = 4096;
 const WRITE_FLAGS = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
 // FS.open also takes fopen-style strings (only from JavaScript callers).
 const STRING_FLAGS = { r: 0, "r+": O_RDWR, w: 577, "w+": 578, a: 1089, "a+": 1090 };
-const EACCES = 2, ENOSPC = 51, EXDEV = 75;
+const EACCES = 2, EBUSY = 10, ENOSPC = 51, EXDEV = 75;
 const PROT_WRITE = 2, MAP_SHARED = 1;
 const MMAP_MESSAGE =
   "o código mapeou um arquivo na memória para escrita (mmap compartilhado): a correção não consegue " +
@@ -53,6 +53,14 @@ export function installFsTap(FS) {
       if (n.parent === n) return null;
     }
     return null;
+  }
+
+  const isRoot = (node) => roots.some((root) => root.node === node);
+
+  // The roots are mount points in the CLI: they cannot be removed or moved.
+  function refuseRoot(kind, node, path) {
+    push({ kind, ok: false, errno: EBUSY, node: id(node), path });
+    throw new FS.ErrnoError(EBUSY);
   }
 
   const basename = (path) => path.replace(/\/+$/, "").split("/").pop();
@@ -189,9 +197,10 @@ export function installFsTap(FS) {
 
   wrap("rename", (rename, oldPath, newPath) => {
     const from = entry(oldPath), to = entry(newPath);
+    const node = from && child(from.dir, from.name);
+    if (node && isRoot(node)) refuseRoot("rename", node, oldPath);
     const fromRoot = from && rootOf(from.dir), toRoot = to && rootOf(to.dir);
     if (!fromRoot && !toRoot) return rename(oldPath, newPath);
-    const node = from && child(from.dir, from.name);
     const replaced = to && child(to.dir, to.name);
     const event = {
       kind: "rename", node: id(node), dir: from ? id(from.dir) : 0, name: from?.name ?? basename(oldPath),
@@ -212,8 +221,9 @@ export function installFsTap(FS) {
   function removal(kind) {
     return (remove, path) => {
       const at = entry(path);
+      const node = at && child(at.dir, at.name);
+      if (node && isRoot(node)) refuseRoot(kind, node, path);
       if (!at || !rootOf(at.dir)) return remove(path);
-      const node = child(at.dir, at.name);
       try {
         remove(path);
       } catch (error) {
