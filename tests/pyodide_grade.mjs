@@ -4,6 +4,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join, relative, dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadPyodide } from "pyodide";
+import { installFsTap } from "../docs/assets/javascripts/lesson/fstap.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const target = "/home/pyodide/lesson";
@@ -24,6 +25,8 @@ function copyTree(py, dir) {
 
 const jobs = JSON.parse(readFileSync(0, "utf-8"));
 const py = await loadPyodide();
+// As the page's worker does: the file-system tap, registered before the graders are imported.
+py.registerJsModule("_fstap", installFsTap(py.FS));
 copyTree(py, join(root, "graders"));
 copyTree(py, join(root, "exercises"));
 py.globals.set("jobs_json", JSON.stringify(jobs));

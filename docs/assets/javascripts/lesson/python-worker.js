@@ -3,6 +3,7 @@
 //           {id, type: "call", request}                      -> {id, ok, result | error}
 // `request`/`result` are JSON strings handled by graders/web.py; nothing else is shared.
 import { loadPyodide } from "../../../pyodide/pyodide.mjs";
+import { installFsTap } from "./fstap.js";
 
 const LESSON_DIR = "/home/pyodide/lesson";
 // Captured before any Python runs: the graders also keep student code away from `js`.
@@ -21,6 +22,9 @@ booting.catch(() => {}); // reported by "init"
 async function init({ bundleUrl, interruptBuffer }) {
   const bundle = fetch(bundleUrl, { cache: "no-cache" }); // downloads while Python boots
   const pyodide = await booting;
+  // Below Python, once: each graded run's file-system calls (graders/trace/browser.py imports it
+  // before any student code runs, and keeps student code away from it).
+  pyodide.registerJsModule("_fstap", installFsTap(pyodide.FS));
   if (interruptBuffer) pyodide.setInterruptBuffer(new Int32Array(interruptBuffer));
   const response = await bundle;
   if (!response.ok) throw new Error(`não foi possível baixar os corretores (${response.status})`);
