@@ -189,14 +189,18 @@ class Folder:
     def lookup(self, start: int, parts: list[str], durable: bool = False, follow: bool = True) -> int | None:
         """The node at `parts` below directory `start`, following symlinks as open() would."""
         links = 0
-        node_id = start
+        stack = [start]  # the directories walked through, for ".."
         pending = list(parts)
         while pending:
             part = pending.pop(0)
-            node = self.nodes.get(node_id)
+            node = self.nodes.get(stack[-1])
             if node is None or node.kind != DIR:
                 return None
             if part in ("", "."):
+                continue
+            if part == "..":
+                if len(stack) > 1:
+                    stack.pop()
                 continue
             entries = node.durable_entries if durable else node.entries
             child_id = entries.get(part)
@@ -211,13 +215,13 @@ class Folder:
                     located = self.locate(child.target)
                     if located is None:
                         return None
-                    node_id, more = located
+                    stack, more = [located[0]], located[1]
                     pending = more + pending
                 else:
                     pending = [p for p in child.target.split("/") if p] + pending
                 continue
-            node_id = child_id
-        return node_id
+            stack.append(child_id)
+        return stack[-1]
 
     def content(self, node_id: int | None, durable: bool = False) -> bytes | None:
         """A regular file's bytes (None when absent or not a regular file)."""
