@@ -1,0 +1,131 @@
+"""Runs inside the student's process: loads the code as module `solucao`, calls the job's function
+and reports how it went. Standard library only: its text is passed to `python3 -c` (CLI) and the
+browser imports it in Pyodide. It decides nothing; its report is untrusted and only words messages."""
+
+import json
+import os
+import sys
+import traceback
+import types
+
+STUDENT_MODULE = "solucao"
+CHANNEL_FD = 3
+
+
+class AgentLoopRunaway(BaseException):
+    """The trusted side stopped serving: far more model or tool calls than the script has."""
+
+
+def _plain(value):
+    """A JSON copy of what crosses (the student's objects are never shared)."""
+    try:
+        return json.loads(json.dumps(value, default=repr))
+    except (TypeError, ValueError, RecursionError):
+        return {"<não serializável>": repr(value)[:200]}
+
+
+def _frames(exc, filename):
+    return [[f.lineno, f.name, (f.line or "").strip()]
+            for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
+
+
+def call_job(code_or_source, filename, job, call_model, execute_tool, returned):
+    """Load the student's code and call `job["function"]`; returns the (untrusted) report."""
+    report = {"kind": "ok", "phase": "load"}
+    try:
+        if isinstance(code_or_source, str):
+            import linecache
+            linecache.cache[filename] = (len(code_or_source), None,
+                                         code_or_source.splitlines(keepends=True), filename)
+            code = compile(code_or_source, filename, "exec", dont_inherit=True)
+        else:
+            code = code_or_source
+        module = types.ModuleType(STUDENT_MODULE)
+        module.__file__ = filename
+        sys.modules[STUDENT_MODULE] = module
+        exec(code, vars(module))
+        report["phase"] = "call"
+        fn = vars(module).get(job["function"])
+        if not callable(fn):
+            report["kind"] = "missing"
+        elif job["function"] == "run_agent":
+            fn(job["task"], job["tools"], call_model, execute_tool)
+        else:
+            for state in job["states"]:
+                fn(state)
+                returned()
+    except KeyboardInterrupt:
+        raise  # the page's "Parar"
+    except SystemExit as exc:
+        report.update(kind="exit", exc_type="SystemExit", exc_text=repr(exc.code))
+    except BaseException as exc:  # noqa: BLE001 - any fault of the student's code is reported
+        frames = _frames(exc, filename)
+        report.update(kind="exception", exc_type=type(exc).__name__, exc_text=str(exc)[:2000],
+                      lineno=frames[-1][0] if frames else None, frames=frames[-20:])
+        if isinstance(exc, SyntaxError) and exc.filename == filename:
+            report["syntax"] = {"lineno": exc.lineno, "offset": exc.offset, "msg": exc.msg,
+                                "text": exc.text}
+            report["lineno"] = exc.lineno
+    return report
+
+
+class _Channel:
+    """JSON lines over fd 3: one request out, one reply back (the supervisor sees every write)."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.buffer = b""
+
+    def send(self, message):
+        data = (json.dumps(message, default=repr) + "\n").encode("utf-8")
+        while data:
+            data = data[os.write(self.fd, data):]
+
+    def ask(self, message):
+        self.send(message)
+        while b"\n" not in self.buffer:
+            chunk = os.read(self.fd, 1 << 16)
+            if not chunk:
+                os._exit(3)  # the supervisor is gone
+            self.buffer += chunk
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return json.loads(line)
+
+
+def main():
+    channel = _Channel(CHANNEL_FD)
+    setup = channel.ask({"t": "hello"})
+    filename, job = setup["filename"], setup["job"]
+    sys.argv = [filename]
+
+    def call_model(*args, tools=None, messages=None, **kwargs):
+        if args or messages is None:
+            raise TypeError("call_model deve ser chamado como call_model(tools=..., messages=...)")
+        reply = channel.ask({"t": "model", "tools": _plain(tools), "messages": _plain(messages)})
+        if "response" not in reply:
+            raise AgentLoopRunaway()
+        return reply["response"]
+
+    def execute_tool(name, input):
+        reply = channel.ask({"t": "tool", "name": _plain(name), "input": _plain(input)})
+        if "error" in reply:
+            raise KeyError(reply["error"])
+        if "result" not in reply:
+            raise AgentLoopRunaway()
+        return reply["result"]
+
+    def returned():
+        channel.ask({"t": "returned"})
+
+    report = call_job(setup["source"], filename, job, call_model, execute_tool, returned)
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:  # noqa: BLE001 - a closed or replaced stdout is the student's business
+        pass
+    channel.send(dict(report, t="end"))
+    sys.exit(0 if report["kind"] == "ok" else 1)
+
+
+if __name__ == "__main__":
+    main()
