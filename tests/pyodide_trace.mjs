@@ -2,7 +2,8 @@
 // and graders.trace.browser. One JSON request per stdin line, one JSON reply per stdout line:
 //   {id, code, job, filename?}        -> {id, trace}   (graders.trace.ops.to_json; bytes as latin-1)
 //   {id, python}                      -> {id, value}   (value of the last expression, as str)
-//   {id, bench: {code, job, n}}       -> {id, ms: [...]} (warm runs, each timed alone)
+//   {id, bench: {code, job, n}}       -> {id, ms: [...]} (warm traced runs, each timed alone)
+//   {id, bench: {exercise, code, n}}  -> {id, ms: [...]} (warm "Verificar": graders.web.handle, as the worker calls it)
 // Errors: {id, error}. Python boots once (~5 s); keep the process for a whole test session.
 import { readFileSync, readdirSync, statSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
@@ -39,9 +40,12 @@ import json, sys
 sys.path.insert(0, ${JSON.stringify(target)})
 from graders.trace.browser import run_in_pyodide
 from graders.trace.ops import to_json
+from graders.web import handle
 
 def run(request_json):
     r = json.loads(request_json)
+    if "exercise" in r:
+        return handle(json.dumps({"action": "grade", "exercise": r["exercise"], "code": r["code"]}))
     return to_json(run_in_pyodide(r["code"], r.get("filename") or "solucao.py", r["job"]))
 run
 `);

@@ -59,13 +59,14 @@ def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
         fs.mark(len(marks) - 1)
 
     server = AgentServer(record)
+    call_job = _call_job()  # imported now: what is imported during the run is dropped after it
     output = BoundedOutput()
     threads: list = []
     report: dict = {}
     with _Borrowed(output, threads, fs):
         fs.start(json.dumps(ROOTS), MAX_EVENTS, MAX_DATA)
         try:
-            report = _call_job()(source, filename, job, *_agent(server))
+            report = call_job(source, filename, job, *_agent(server))
         except OutputFlood:
             report = {"kind": "exception", "phase": "call", "exc_type": "OutputFlood"}
         except AgentLoopRunaway:
