@@ -92,7 +92,7 @@ def test_opener_with_dir_fd_names_the_entry_in_its_folder():
     assert (mkdir.dir, mkdir.name, mkdir.kind2) == (trace.root("work").node, "dados", "dir")
     assert (opened.dir, opened.name, opened.path) == (mkdir.node, "checkpoint.json", f"{WORK}/dados/checkpoint.json")
     assert write.node == opened.node and fsync.node == mkdir.node
-    assert trace.final == {f"{WORK}/dados": None, f"{WORK}/dados/checkpoint.json": b'{"n": 1}'}
+    assert trace.final == {f"{WORK}/dados/checkpoint.json": b'{"n": 1}'}
 
 
 def test_pathlib_and_named_temporary_file_in_the_work_folder():

@@ -327,13 +327,13 @@ export function installFsTap(FS) {
       active = false;
     },
 
-    /** The run's roots, events, every file under the roots now ({path: bytes | null}) and the limit
+    /** The run's roots, events, every non-folder under the roots now ({path: bytes | null}) and the limit
      * it went past (null: none); then forgets them. */
     take() {
       const final = {};
       for (const root of roots) {
         walk(root.node, root.path, (node, _dir, _name, path) => {
-          final[path] = FS.isFile(node.mode) ? contents(node) : null;
+          if (!FS.isDir(node.mode)) final[path] = FS.isFile(node.mode) ? contents(node) : null;
         });
       }
       const out = {
