@@ -1,0 +1,238 @@
+"""One sandbox per CLI worker: a bubblewrap sandbox that looks like a student's machine, with the
+kernel tap (graders.trace.kernel.serve) inside grading many submissions in sequence.
+
+Isolated mode (bwrap): user `aluno` (uid 1000) with a home, /home/aluno/projeto as the work folder
+and /tmp as its own tmpfs, a read-only system, no network, its own PIDs, no capabilities. Between
+submissions the server kills every process of the previous one (it is alone with them in the PID
+namespace) and empties every writable place.
+
+Reduced mode (no bwrap: macOS-like hosts, kernels without user namespaces): the same supervisor
+runs as a plain process. It performs every write-open, rename, unlink... itself, so it refuses any
+mutation outside the run's folders at the system-call level (EACCES and a "refused" event). What
+reduced mode does NOT protect: reads (student code can read any file the instructor can, and copy
+it into its output or its folder), the network is only closed for new sockets other than AF_UNIX,
+and processes run as the instructor's user (with no capabilities when that user is root).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+from ..trace.ops import Trace, from_json
+
+PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../graders
+INSIDE_PACKAGE = "/opt/corretor"
+HOME = "/home/aluno"
+WORK = HOME + "/projeto"
+UID = GID = 1000
+# The supervisor never runs student code and answers once the run is over: beyond the run's own
+# time limit, this much silence means it was stopped.
+CONTROL_MARGIN = 5.0
+PASSWD = ("root:x:0:0:root:/root:/bin/bash\n"
+          f"aluno:x:{UID}:{GID}:Aluno,,,:{HOME}:/bin/bash\n"
+          "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
+GROUP = f"root:x:0:\naluno:x:{GID}:\nnogroup:x:65534:\n"
+HOSTNAME = "notebook"
+
+
+def python_executable() -> str:
+    return os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
+
+
+def student_env(home: str, tmp: str | None = None) -> dict:
+    env = {"HOME": home, "USER": "aluno", "LOGNAME": "aluno", "LANG": "C.UTF-8", "SHELL": "/bin/bash",
+           "PATH": "/usr/local/bin:/usr/bin:/bin", "TERM": "xterm-256color"}
+    if tmp and tmp != "/tmp":
+        env["TMPDIR"] = tmp
+    return env
+
+
+def _system_binds() -> list[str]:
+    args = []
+    for name in ("usr", "bin", "lib", "lib32", "lib64", "libx32", "sbin"):
+        path = "/" + name
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    prefix = os.path.realpath(sys.base_prefix)
+    if not prefix.startswith("/usr/") and prefix != "/usr":
+        args += ["--ro-bind", prefix, prefix]
+    return args
+
+
+def _serve_args(package_parent: str) -> list[str]:
+    return ["-I", "-S", "-B", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
+            "from graders.trace.kernel import serve; serve()"]
+
+
+def bwrap_command(etc: str) -> list[str]:
+    files = []
+    for name in ("passwd", "group", "hostname", "hosts"):
+        files += ["--ro-bind", os.path.join(etc, name), "/etc/" + name]
+    return [
+        shutil.which("bwrap") or "bwrap",
+        *_system_binds(),
+        "--ro-bind", PACKAGE_DIR, INSIDE_PACKAGE + "/graders",
+        *files,
+        "--dev", "/dev", "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm", "--remount-ro", "/dev",
+        "--proc", "/proc",
+        "--perms", "01777", "--tmpfs", "/tmp",
+        "--dir", "/home", "--perms", "0755", "--tmpfs", HOME, "--dir", WORK,
+        "--remount-ro", "/",
+        "--unshare-all", "--unshare-user", "--uid", str(UID), "--gid", str(GID), "--cap-drop", "ALL",
+        "--hostname", HOSTNAME,
+        "--die-with-parent", "--new-session", "--clearenv", "--setenv", "LANG", "C.UTF-8",
+        "--chdir", WORK,
+        python_executable(), *_serve_args(INSIDE_PACKAGE),
+    ]
+
+
+def _broken(detail: str) -> Trace:
+    return Trace([], end="broken", output=detail[:2000], final=None)
+
+
+class Sandbox:
+    """`run(source, filename, job, timeout) -> Trace`, many times; `close()` at the end.
+
+    Each run starts with empty folders and no process of the previous one alive. If the server dies
+    or stops answering, that run is "broken" and the next one gets a fresh sandbox.
+    """
+
+    def __init__(self, isolated: bool, memory_mb: int = 1024):
+        self.isolated = isolated
+        self.memory_mb = memory_mb
+        self.process: subprocess.Popen | None = None
+        self.control: socket.socket | None = None
+        self.reader = None
+        self.base: str | None = None
+
+    # lifecycle
+
+    def _start(self):
+        self.base = tempfile.mkdtemp(prefix="correcao-", dir=_grading_tmp())
+        try:
+            limits = {"RLIMIT_AS": self.memory_mb << 20, "RLIMIT_CORE": 0, "RLIMIT_NOFILE": 256,
+                      "RLIMIT_FSIZE": 64 << 20}
+            if self.isolated:
+                etc = os.path.join(self.base, "etc")
+                os.mkdir(etc)
+                for name, text in (("passwd", PASSWD), ("group", GROUP), ("hostname", HOSTNAME + "\n"),
+                                   ("hosts", f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n")):
+                    with open(os.path.join(etc, name), "w") as f:
+                        f.write(text)
+                command, env, cwd = bwrap_command(etc), {}, self.base
+                init = {"cmd": "init", "home": HOME, "work": WORK, "tmp": "/tmp",
+                        "env": student_env(HOME), "python": python_executable(), "reduced": False,
+                        "kill_all": True, "limits": dict(limits, RLIMIT_NPROC=256)}
+            else:
+                home = os.path.join(self.base, "aluno")
+                work, tmp = os.path.join(home, "projeto"), os.path.join(self.base, "tmp")
+                os.makedirs(work)
+                os.mkdir(tmp)
+                command = [python_executable(), *_serve_args(os.path.dirname(PACKAGE_DIR))]
+                env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+                cwd = work
+                if os.getuid() != 0:
+                    limits["RLIMIT_NPROC"] = _count_processes() + 128
+                init = {"cmd": "init", "home": home, "work": work, "tmp": tmp,
+                        "env": student_env(home, tmp), "python": python_executable(), "reduced": True,
+                        "kill_all": False, "limits": limits}
+            control, theirs = socket.socketpair()
+            self.process = subprocess.Popen(command, stdin=theirs, stdout=subprocess.DEVNULL,
+                                            stderr=subprocess.DEVNULL, cwd=cwd, env=env,
+                                            start_new_session=True)
+            theirs.close()
+            self.control = control
+            self.reader = control.makefile("rb")
+            control.settimeout(20)
+            reply = self._ask(init)
+            if not json.loads(reply).get("ok"):
+                raise OSError("o corretor não iniciou")
+        except BaseException:
+            self.close()
+            raise
+
+    def _ask(self, message: dict) -> str:
+        self.control.sendall((json.dumps(message) + "\n").encode("utf-8"))
+        line = self.reader.readline()
+        if not line.endswith(b"\n"):
+            raise OSError("o corretor parou de responder")
+        return line.decode("utf-8")
+
+    def run(self, source: str, filename: str, job: dict, timeout: float = 10.0) -> Trace:
+        if self.process is None:
+            try:
+                self._start()
+            except (OSError, ValueError) as exc:
+                return _broken(f"a caixa de areia não iniciou: {exc}")
+        try:
+            self.control.settimeout(timeout + CONTROL_MARGIN)
+            text = self._ask({"cmd": "run", "source": source, "filename": filename, "job": job, "timeout": timeout})
+            return from_json(text)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            self.close()  # restarted for the next submission
+            return _broken(f"o processo de correção parou de responder ({type(exc).__name__})")
+
+    def close(self):
+        if self.control is not None:
+            try:
+                self.reader.close()
+                self.control.close()
+            except OSError:
+                pass
+        if self.process is not None:
+            if self.process.poll() is None:
+                try:
+                    os.killpg(self.process.pid, 9)
+                except OSError:
+                    self.process.kill()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        if self.base is not None:
+            _force_rmtree(self.base)
+        self.process = self.control = self.reader = self.base = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+def _grading_tmp() -> str | None:
+    shm = "/dev/shm"
+    return shm if os.path.isdir(shm) and os.access(shm, os.W_OK) else None
+
+
+def _count_processes() -> int:
+    uid = os.getuid()
+    count = 0
+    for name in os.listdir("/proc"):
+        try:
+            if name.isdigit() and os.stat(f"/proc/{name}").st_uid == uid:
+                count += 1
+        except OSError:
+            pass
+    return count
+
+
+def _force_rmtree(path: str):
+    def retry(function, target, _exc):
+        try:
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            function(target)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=retry)
