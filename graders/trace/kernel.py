@@ -1399,7 +1399,7 @@ def _child(python, env, work, limits, out_w, chan, reduced):
         socket.send_fds(sock, [b"L"], [listener])
         sock.detach()
         os.close(listener)
-        os.execve(python, ["python3", "-c", RUNNER_SOURCE], env)
+        os.execve(python, [python, "-c", RUNNER_SOURCE], env)  # argv[0] locates the stdlib
     except BaseException:  # noqa: BLE001
         pass
     os._exit(127)

@@ -1,0 +1,520 @@
+"""The kernel tap through the CLI sandbox: real programs, events asserted, effects checked from
+outside (the final tree read by the trusted side, files and processes on the host)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import textwrap
+
+import pytest
+
+from graders.cli.sandbox import Sandbox
+from graders.trace import kernel
+
+JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}
+MODES = ["isolated", "reduced"]
+
+
+def _bwrap_works() -> bool:
+    return shutil.which("bwrap") is not None
+
+
+@pytest.fixture(scope="module", params=MODES)
+def sandbox(request):
+    if request.param == "isolated" and not _bwrap_works():
+        pytest.skip("bwrap indisponível")
+    box = Sandbox(isolated=request.param == "isolated", memory_mb=1024)
+    yield box
+    box.close()
+
+
+@pytest.fixture(scope="module")
+def isolated():
+    if not _bwrap_works():
+        pytest.skip("bwrap indisponível")
+    box = Sandbox(isolated=True)
+    yield box
+    box.close()
+
+
+@pytest.fixture(scope="module")
+def reduced():
+    box = Sandbox(isolated=False)
+    yield box
+    box.close()
+
+
+def run(box, body: str, timeout: float = 10.0, job=JOB):
+    source = "import os, sys, json\n" + textwrap.dedent(body)
+    return box.run(source, "aluno.py", job, timeout)
+
+
+def events(trace, kind):
+    return [e for e in trace.events if e.kind == kind]
+
+
+def work(trace) -> str:
+    return trace.root("work").path
+
+
+def final(trace, name: str):
+    return trace.final.get(os.path.join(work(trace), name))
+
+
+def ok(trace):
+    assert trace.end == "exit" and trace.code == 0, (trace.end, trace.code, trace.output, trace.report)
+
+
+def written(trace, node) -> bytes:
+    """The file as the recorded writes and truncations build it (sequential model)."""
+    data = bytearray()
+    for e in trace.events:
+        if e.node != node or not e.ok:
+            continue
+        if e.kind == "open" and (e.trunc or e.created):
+            data = bytearray()
+        elif e.kind == "write":
+            end = e.offset + len(e.data)
+            if len(data) < end:
+                data.extend(b"\0" * (end - len(data)))
+            data[e.offset:end] = e.data
+        elif e.kind == "truncate":
+            del data[e.length:]
+            data.extend(b"\0" * (e.length - len(data)))
+    return bytes(data)
+
+
+def node_at(trace, name):
+    """The node that ended at `name` in the work folder (following opens, renames, unlinks)."""
+    wnode = trace.root("work").node
+    where = {}
+    for e in trace.events:
+        if not e.ok:
+            continue
+        if e.kind == "open" and e.name:
+            where[(e.dir, e.name)] = e.node
+        elif e.kind == "rename":
+            moved = where.pop((e.dir, e.name), e.node)
+            where[(e.dir2, e.name2)] = moved
+        elif e.kind in ("unlink", "rmdir"):
+            where.pop((e.dir, e.name), None)
+        elif e.kind in ("link", "symlink", "mkdir"):
+            where[(e.dir, e.name)] = e.node
+    return where.get((wnode, name))
+
+
+# --- honest code ---------------------------------------------------------------------------------
+
+
+def test_open_json_dump_and_replace(sandbox):
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            with open("checkpoint.json.tmp", "w") as f:
+                json.dump(state, f)
+            os.replace("checkpoint.json.tmp", "checkpoint.json")
+    """)
+    ok(trace)
+    opened = events(trace, "open")
+    assert [(e.name, e.created, e.dir) for e in opened] == [("checkpoint.json.tmp", True, trace.root("work").node)]
+    (rename,) = events(trace, "rename")
+    assert (rename.node, rename.name, rename.name2, rename.replaced) == (opened[0].node, "checkpoint.json.tmp", "checkpoint.json", 0)
+    assert b"".join(e.data for e in events(trace, "write")) == b'{"n": 1}'
+    assert final(trace, "checkpoint.json") == b'{"n": 1}'
+    assert written(trace, node_at(trace, "checkpoint.json")) == final(trace, "checkpoint.json")
+
+
+def test_fileio_opener_dir_fd_and_pathlib(sandbox):
+    trace = run(sandbox, """
+        import io, pathlib
+        def save_checkpoint(state):
+            with io.FileIO("a.bin", "w") as f:
+                f.write(b"fileio")
+            d = os.open(".", os.O_RDONLY)
+            with open("b.txt", "w", opener=lambda p, fl: os.open(p, fl, 0o644, dir_fd=d)) as f:
+                f.write("dirfd")
+            os.mkdir("sub")
+            s = os.open("sub", os.O_RDONLY)
+            with open("c.txt", "w", opener=lambda p, fl: os.open(p, fl, 0o644, dir_fd=s)) as f:
+                f.write("in sub")
+            pathlib.Path("d.txt").write_text("pathlib")
+    """)
+    ok(trace)
+    names = {e.name: e for e in events(trace, "open")}
+    assert set(names) == {"a.bin", "b.txt", "c.txt", "d.txt"}
+    (mkdir,) = events(trace, "mkdir")
+    assert names["c.txt"].dir == mkdir.node and names["b.txt"].dir == trace.root("work").node
+    assert final(trace, "sub/c.txt") == b"in sub"
+    for name, content in (("a.bin", b"fileio"), ("b.txt", b"dirfd"), ("d.txt", b"pathlib"), ("sub/c.txt", b"in sub")):
+        node = names[os.path.basename(name)].node
+        assert written(trace, node) == content == final(trace, name)
+
+
+def test_os_write_writev_pwrite_and_append_offsets(sandbox):
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            fd = os.open("f", os.O_WRONLY | os.O_CREAT, 0o644)
+            os.write(fd, b"hello ")
+            os.writev(fd, [b"wor", b"ld"])
+            os.pwrite(fd, b"J", 0)
+            os.close(fd)
+            fd = os.open("f", os.O_WRONLY | os.O_APPEND)
+            os.lseek(fd, 0, os.SEEK_SET)
+            os.write(fd, b"!")
+            os.close(fd)
+            with open("g", "ab") as f:
+                f.write(b"12")
+            with open("g", "ab") as f:
+                f.write(b"345")
+    """)
+    ok(trace)
+    writes = [(e.offset, e.data) for e in events(trace, "write")]
+    assert writes == [(0, b"hello "), (6, b"world"), (0, b"J"), (11, b"!"), (0, b"12"), (2, b"345")]
+    assert final(trace, "f") == b"Jello world!" and final(trace, "g") == b"12345"
+
+
+def test_named_temporary_file_fsync_file_and_directory(sandbox):
+    trace = run(sandbox, """
+        import tempfile
+        def save_checkpoint(state):
+            with tempfile.NamedTemporaryFile("w", dir=".", delete=False) as f:
+                json.dump(state, f)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(f.name, "checkpoint.json")
+            d = os.open(".", os.O_RDONLY)
+            os.fsync(d)
+            os.fdatasync(d)
+            os.close(d)
+    """)
+    ok(trace)
+    (opened,) = events(trace, "open")
+    syncs = [(e.node, e.flags) for e in events(trace, "fsync")]
+    wnode = trace.root("work").node
+    assert syncs == [(opened.node, 0), (wnode, 0), (wnode, 1)]
+    kinds = [e.kind for e in trace.events if e.kind in ("open", "write", "fsync", "rename")]
+    assert kinds == ["open", "write", "fsync", "rename", "fsync", "fsync"]
+    assert final(trace, "checkpoint.json") == b'{"n": 1}'
+
+
+def test_o_tmpfile_then_linkat(sandbox):
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            fd = os.open(".", os.O_TMPFILE | os.O_WRONLY, 0o644)
+            os.write(fd, b"anon")
+            try:
+                os.link(f"/proc/self/fd/{fd}", "nao.json")  # link(2) does not follow: EXDEV or refused
+            except OSError:
+                pass
+            d = os.open(".", os.O_RDONLY)
+            os.link(f"/proc/self/fd/{fd}", "checkpoint.json", dst_dir_fd=d)  # linkat AT_SYMLINK_FOLLOW
+            os.close(fd)
+    """)
+    ok(trace)
+    (opened,) = events(trace, "open")
+    assert (opened.name, opened.created, opened.dir) == ("", True, trace.root("work").node)
+    (link,) = [e for e in events(trace, "link") if e.ok]
+    assert (link.node, link.name) == (opened.node, "checkpoint.json")
+    assert final(trace, "checkpoint.json") == b"anon" and final(trace, "nao.json") is None
+
+
+def test_asyncio_threads_and_subprocess(sandbox):
+    trace = run(sandbox, """
+        import asyncio, threading, subprocess
+        def write(name, text):
+            with open(name, "w") as f:
+                f.write(text)
+        async def main():
+            await asyncio.to_thread(write, "async.txt", "from asyncio")
+            await asyncio.sleep(0)
+        def save_checkpoint(state):
+            asyncio.run(main())
+            threads = [threading.Thread(target=write, args=(f"t{i}.txt", f"thread {i}" * 50)) for i in range(2)]
+            for t in threads: t.start()
+            for t in threads: t.join()
+            subprocess.run([sys.executable, "-c", "open('sub.txt', 'w').write('child')"], check=True)
+    """)
+    ok(trace)
+    assert final(trace, "async.txt") == b"from asyncio"
+    for i in range(2):
+        assert final(trace, f"t{i}.txt") == f"thread {i}".encode() * 50
+        assert written(trace, node_at(trace, f"t{i}.txt")) == final(trace, f"t{i}.txt")
+    assert final(trace, "sub.txt") == b"child"
+    assert written(trace, node_at(trace, "sub.txt")) == b"child"
+
+
+def test_replace_from_tmp_into_work_fails_with_exdev(isolated):
+    trace = run(isolated, """
+        import tempfile
+        def save_checkpoint(state):
+            fd, path = tempfile.mkstemp()
+            os.write(fd, b"x")
+            os.close(fd)
+            try:
+                os.replace(path, "checkpoint.json")
+            except OSError as exc:
+                print("erro", exc.errno)
+    """)
+    ok(trace)
+    (rename,) = events(trace, "rename")
+    assert not rename.ok and rename.errno == "EXDEV"
+    assert rename.path.startswith("/tmp/") and rename.path2 == "/home/aluno/projeto/checkpoint.json"
+    assert "erro 18" in trace.output
+    assert final(trace, "checkpoint.json") is None
+
+
+def test_output_and_report(sandbox):
+    trace = run(sandbox, """
+        print("olá")
+        def save_checkpoint(state):
+            print("dentro", file=sys.stderr)
+            raise ValueError("ruim")
+    """)
+    assert trace.end == "exit" and trace.code == 1
+    assert "olá" in trace.output and "dentro" in trace.output
+    assert trace.report["kind"] == "exception" and trace.report["exc_type"] == "ValueError"
+    assert trace.report["frames"][-1][1] == "save_checkpoint"
+
+
+# --- hostile code --------------------------------------------------------------------------------
+
+
+def test_shared_mmap_write_is_refused_and_file_unchanged(sandbox):
+    trace = run(sandbox, """
+        import mmap
+        def save_checkpoint(state):
+            with open("checkpoint.json", "w") as f:
+                f.write("decoy-decoy")
+            with open("checkpoint.json", "r+b") as f:
+                try:
+                    m = mmap.mmap(f.fileno(), 0)
+                    m[:5] = b"REAL!"
+                    m.close()
+                except OSError as exc:
+                    print("recusado", exc.errno)
+    """)
+    ok(trace)
+    (refused,) = events(trace, "refused")
+    assert refused.payload["call"] == "mmap" and "mmap" in refused.payload["message"]
+    assert "recusado 13" in trace.output
+    assert final(trace, "checkpoint.json") == b"decoy-decoy"
+
+
+REFUSALS = """
+    import ctypes, errno
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    def save_checkpoint(state):
+        results = {}
+        for name, nr, args in [("io_uring_setup", 425, (8, 0)), ("ptrace", 101, (0, 0, 0, 0)),
+                               ("process_vm_writev", 311, (os.getppid(), 0, 0, 0, 0, 0)),
+                               ("seccomp", 317, (1, 0, 0)), ("unshare", 272, (0x20000,)),
+                               ("prctl", 157, (22, 2, 0))]:
+            rc = libc.syscall(nr, *args)
+            results[name] = (rc, ctypes.get_errno())
+        print(json.dumps(results))
+"""
+
+
+@pytest.mark.skipif(os.uname().machine != "x86_64", reason="números de syscall do x86_64")
+def test_escape_calls_are_refused(sandbox):
+    trace = run(sandbox, REFUSALS)
+    ok(trace)
+    import json
+
+    results = json.loads(trace.output.strip().splitlines()[-1])
+    assert all(rc == -1 for rc, _ in results.values()), results
+    refused = {e.payload["call"] for e in events(trace, "refused")}
+    assert refused == {"io_uring_setup", "ptrace", "process_vm_writev", "seccomp", "unshare", "prctl"}
+    assert all(e.payload["message"] for e in events(trace, "refused"))
+
+
+def test_kill_supervisor_and_everyone_is_refused(sandbox):
+    trace = run(sandbox, """
+        import signal
+        def save_checkpoint(state):
+            out = []
+            for pid in (os.getppid(), -1, -os.getpgid(os.getppid()), 1):
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    out.append("killed")
+                except PermissionError:
+                    out.append("EPERM")
+                except ProcessLookupError:
+                    out.append("ESRCH")
+            try:
+                os.pidfd_open(os.getppid())
+                out.append("pidfd")
+            except PermissionError:
+                out.append("EPERM")
+            print(out)
+    """)
+    ok(trace)
+    assert "killed" not in trace.output and "pidfd'" not in trace.output
+    assert run(sandbox, "def save_checkpoint(state): pass").end == "exit"
+
+
+def test_server_killed_from_outside_breaks_one_run_only(reduced):
+    import signal
+    import threading
+
+    def kill_soon():
+        import time
+        time.sleep(0.5)
+        os.killpg(reduced.process.pid, signal.SIGKILL)
+
+    threading.Thread(target=kill_soon).start()
+    trace = run(reduced, "import time\ndef save_checkpoint(state): time.sleep(5)", timeout=8)
+    assert trace.end == "broken"
+    trace = run(reduced, "def save_checkpoint(state): open('x', 'w').write('ok')")
+    ok(trace)
+    assert final(trace, "x") == b"ok"
+
+
+def test_dup2_race_is_recorded_against_the_right_file(sandbox):
+    trace = run(sandbox, """
+        import threading
+        def save_checkpoint(state):
+            a = os.open("a", os.O_WRONLY | os.O_CREAT, 0o644)
+            b = os.open("b", os.O_WRONLY | os.O_CREAT, 0o644)
+            fd = os.dup(a)
+            stop = False
+            def swap():
+                while not stop:
+                    os.dup2(b, fd)
+                    os.dup2(a, fd)
+            t = threading.Thread(target=swap)
+            t.start()
+            for i in range(300):
+                os.write(fd, b"%d," % i)
+            stop = True
+            t.join()
+    """)
+    ok(trace)
+    for name in ("a", "b"):
+        assert written(trace, node_at(trace, name)) == final(trace, name)
+    assert len(final(trace, "a")) + len(final(trace, "b")) >= len("".join(f"{i}," for i in range(300)))
+
+
+def test_garbage_on_the_channel_is_a_protocol_end(sandbox):
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            os.write(3, b"isto nao e json\\n")
+    """)
+    assert trace.end == "protocol"
+
+
+def test_forged_end_changes_nothing_trusted(sandbox):
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            os.write(3, b'{"t": "end", "kind": "ok", "phase": "call"}\\n')
+            os._exit(0) if False else None
+            raise RuntimeError("escondido")
+    """)
+    assert trace.end == "exit" and trace.code == 1
+
+
+def _descendants(pid: int) -> list[int]:
+    children = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+            children.setdefault(ppid, []).append(int(name))
+    out, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            out.append(child)
+            todo.append(child)
+    return out
+
+
+@pytest.mark.parametrize("body", [
+    "def save_checkpoint(state):\n    while True: pass\n",
+    "def save_checkpoint(state):\n    while True:\n        try: os.fork()\n        except OSError: pass\n",
+])
+def test_timeouts_leave_no_process(sandbox, body):
+    before = len(_descendants(sandbox.process.pid)) if sandbox.process else None
+    trace = run(sandbox, body, timeout=2)
+    assert trace.end == "timeout"
+    left = _descendants(sandbox.process.pid)
+    # bwrap, its init and the server (isolated); nothing at all beside the server (reduced)
+    assert len(left) == (2 if sandbox.isolated else 0), left
+    if before is not None:
+        assert len(left) == before
+    ok(run(sandbox, "def save_checkpoint(state): pass"))
+
+
+def test_nothing_survives_between_runs(sandbox):
+    trace = run(sandbox, """
+        import subprocess, tempfile
+        def save_checkpoint(state):
+            open("deixado", "w").write("x")
+            open(os.path.join(tempfile.gettempdir(), "tmp-deixado"), "w").write("x")
+            open(os.path.expanduser("~/.marca"), "w").write("x")
+            subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    """)
+    ok(trace)
+    trace = run(sandbox, """
+        import tempfile
+        def save_checkpoint(state):
+            print(sorted(os.listdir(".")), sorted(os.listdir(tempfile.gettempdir())), os.path.exists(os.path.expanduser("~/.marca")))
+    """)
+    ok(trace)
+    assert trace.output.strip() == "[] [] False"
+    assert len(_descendants(sandbox.process.pid)) == (2 if sandbox.isolated else 0)
+
+
+def test_reduced_mode_refuses_writes_outside_the_roots(reduced, tmp_path):
+    outside = tmp_path / "fora.txt"
+    outside.write_text("intacto")
+    trace = run(reduced, f"""
+        def save_checkpoint(state):
+            for action in (lambda: open({str(outside)!r}, "w"), lambda: os.unlink({str(outside)!r}),
+                           lambda: os.rename({str(outside)!r}, "roubado"), lambda: os.chmod({str(outside)!r}, 0o777),
+                           lambda: os.mkdir({str(tmp_path / 'nova')!r}), lambda: os.truncate({str(outside)!r}, 0)):
+                try:
+                    action()
+                    print("passou")
+                except OSError as exc:
+                    print("recusado", exc.errno)
+    """)
+    ok(trace)
+    assert "passou" not in trace.output
+    assert outside.read_text() == "intacto" and not (tmp_path / "nova").exists()
+    assert oct(outside.stat().st_mode & 0o777) != oct(0o777)
+    assert len(events(trace, "refused")) == 6
+
+
+def test_fingerprints_look_like_a_students_machine(isolated):
+    trace = run(isolated, """
+        import pwd, socket
+        def save_checkpoint(state):
+            print(os.getuid(), os.getgid(), pwd.getpwuid(os.getuid()).pw_name, os.environ["HOME"],
+                  os.environ["USER"], sys.flags.isolated, sys.flags.no_site, sys.flags.dont_write_bytecode,
+                  os.path.basename(os.getcwd()), socket.gethostname(), sys.argv[0], sys.stdout.fileno(),
+                  __name__)
+    """)
+    ok(trace)
+    assert trace.output.split() == ["1000", "1000", "aluno", "/home/aluno", "aluno", "0", "0", "0", "projeto",
+                                    "notebook", "aluno.py", "1", "solucao"]
+
+
+def test_run_agent_reference_solution(sandbox):
+    from graders.fake_agent import TASK, script
+
+    source = open(os.path.join(os.path.dirname(__file__), "..", "..", "exercises", "nivel-2", "solution.py")).read()
+    trace = sandbox.run(source, "solution.py", {"function": "run_agent", "task": TASK, "tools": script()["tools"]}, 10)
+    ok(trace)
+    assert [e.call for e in events(trace, "model")] == [1, 2, 3]
+    assert [e.payload["name"] for e in events(trace, "tool")] == ["buscar_tickets", "gravar_tabela"]
+    kinds = [e.kind for e in trace.events if e.kind in ("model", "tool", "rename")]
+    assert kinds == ["model", "rename", "tool", "rename", "model", "rename", "tool", "rename", "model"]
+
+
+def test_filter_builds_for_this_architecture():
+    assert kernel.syscall_nr("openat") is not None and kernel.syscall_nr("no_such_call") is None
+    assert len(kernel._build_filter(True)) % 8 == 0
