@@ -61,9 +61,8 @@ def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
     server = AgentServer(record)
     call_job = _call_job()  # imported now: what is imported during the run is dropped after it
     output = BoundedOutput()
-    threads: list = []
     report: dict = {}
-    with _Borrowed(output, threads, fs):
+    with _Borrowed(output, fs) as borrowed:
         fs.start(json.dumps(ROOTS), MAX_EVENTS, MAX_DATA)
         try:
             report = call_job(source, filename, job, *_agent(server))
@@ -75,19 +74,24 @@ def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
             fs.stop()
     if report.get("exc_type") == "KeyboardInterrupt":
         raise KeyboardInterrupt  # the page's "Parar": no verdict at all
+    if borrowed.died:
+        report = {}  # as in the CLI, a process that ended itself abruptly said nothing more
     raw = json.loads(fs.json())
     trace = from_dict({
         "roots": raw["roots"],
         "events": [marks[e["ref"]] if e["kind"] == "mark" else _named(e) for e in raw["events"]],
         "final": raw["final"], "report": report, "output": output.getvalue(),
-    } | _end(report, output, server, threads, raw["over"]))
+    } | _end(report, output, server, borrowed, raw["over"]))
     return trace
 
 
-def _end(report: dict, output: BoundedOutput, server: AgentServer, threads: list, over) -> dict:
+def _end(report: dict, output: BoundedOutput, server: AgentServer, borrowed: _Borrowed, over) -> dict:
     """How the run ended, from what the trusted side saw (never from the report alone)."""
-    if threads:
+    if borrowed.threads:
         return {"end": "broken", "code": 0, "limits": {"threads": THREAD_MESSAGE}}
+    if borrowed.died:
+        end, code = borrowed.died
+        return {"end": end, "code": code}
     if output.attempted > FLOOD_LIMIT:
         return {"end": "flood", "code": 0, "limits": {"output": FLOOD_LIMIT}}
     if server.runaway:
@@ -168,23 +172,18 @@ def _seeded_names():
     return names
 
 
-class _Refused(SystemExit):
-    """os._exit, os.abort, os.kill: the code asked the process to end (a student exit)."""
-
-
-def _refuse(what: str):
-    def refuse(*args, **kwargs):
-        raise _Refused(f"o código chamou {what}")
-
-    return refuse
+class _Died(SystemExit):
+    """os._exit, os.abort, os.kill of itself: the process would end here, as it does in the CLI."""
 
 
 class _Borrowed:
     """The interpreter lent to one run: set up for the student, then put back as it was found, with
     interrupts ignored while it is put back (a second "Parar" must not leave it half restored)."""
 
-    def __init__(self, output: BoundedOutput, threads: list, fs):
-        self.output, self.threads, self.fs = output, threads, fs
+    def __init__(self, output: BoundedOutput, fs):
+        self.output, self.fs = output, fs
+        self.threads: list = []  # starts tried (Pyodide has no threads)
+        self.died: tuple | None = None  # (end, code) of the process's own abrupt end
 
     def __enter__(self):
         self.baseline = guard.snapshot()
@@ -202,8 +201,7 @@ class _Borrowed:
         tempfile.tempdir = TMP
         tempfile._name_sequence = _seeded_names()
         sys.dont_write_bytecode = True
-        for name in ("_exit", "abort", "kill"):
-            self._patch(os, name, _refuse(f"os.{name}()"))
+        self._patch_deaths()
         self._patch_threads()
         self._patch_syncs()
         sys.modules.update(dict.fromkeys(BLOCKED_MODULES))  # None: `import js` raises ImportError
@@ -213,6 +211,29 @@ class _Borrowed:
         if hasattr(owner, name):
             self.patched.append((owner, name, getattr(owner, name)))
             setattr(owner, name, value)
+
+    def _patch_deaths(self):
+        """The calls that end a CLI process at once end the run the same way (status or signal)."""
+
+        def die(end: str, code: int):
+            if self.died is None:
+                self.died = (end, code)
+            raise _Died(code)
+
+        def _exit(status):
+            die("exit", status & 0xFF)
+
+        def abort():
+            die("signal", 6)
+
+        def kill(pid, sig):
+            if pid not in (0, os.getpid()):
+                raise ProcessLookupError(errno.ESRCH, "No such process")
+            if sig:
+                die("signal", sig)
+
+        for name, fn in (("_exit", _exit), ("abort", abort), ("kill", kill)):
+            self._patch(os, name, fn)
 
     def _patch_threads(self):
         """Pyodide cannot start a thread; one tried means this run cannot be judged here."""

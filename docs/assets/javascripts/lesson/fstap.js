@@ -83,9 +83,9 @@ export function installFsTap(FS) {
   }
 
   /** A call that failed on a path: an event when the path is under a root (it changed nothing). */
-  function failed(kind, path, error) {
+  function failed(kind, path, error, kind2) {
     const at = typeof path === "string" ? entry(path) : null;
-    if (at && rootOf(at.dir)) push({ kind, ok: false, errno: error.errno, dir: id(at.dir), name: at.name, path });
+    if (at && rootOf(at.dir)) push({ kind, ok: false, errno: error.errno, dir: id(at.dir), name: at.name, path, kind2 });
   }
 
   /** FS[name] = a wrapper that sees calls made while a run is recorded; other calls go straight through. */
@@ -243,7 +243,7 @@ export function installFsTap(FS) {
       try {
         node = create(...args);
       } catch (error) {
-        if (isErrno(error)) failed(kind, path, error);
+        if (isErrno(error)) failed(kind, path, error, kind2);
         throw error;
       }
       if (rootOf(node.parent)) {
