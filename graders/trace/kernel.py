@@ -230,13 +230,19 @@ def _filter(reduced: bool):
     return _FILTERS[reduced]
 
 
+_NRS: dict[int, str] = {}
+
+
 def _nrs() -> dict[int, str]:
+    if _NRS:
+        return _NRS
     names = set(EMULATED) | set(REFUSED) | set(METADATA) | {"open", "openat", "mmap", "prctl"}
     out = {}
     for name in names:
         nr = syscall_nr(name)
         if nr is not None:
             out[nr] = name
+    _NRS.update(out)
     return out
 
 
@@ -280,7 +286,7 @@ def prepare_supervisor():
 class _Task:
     """What one notification is about: the calling thread, its process, its descriptors."""
 
-    __slots__ = ("tid", "tgid", "umask", "threads", "pidfd")
+    __slots__ = ("tid", "tgid", "umask", "threads")
 
     def __init__(self, tid):
         self.tid = tid
@@ -300,7 +306,6 @@ class _Task:
         self.tgid = int(values.get(b"Tgid", tid))
         self.umask = int(values.get(b"Umask", b"0022"), 8)
         self.threads = int(values.get(b"Threads", b"1"))
-        self.pidfd = None
 
 
 class Supervisor:
@@ -326,7 +331,6 @@ class Supervisor:
         self.outbox = b""
         self.pidfds: dict[int, int] = {}
         self.handlers = {nr: getattr(self, "_on_" + name, None) for nr, name in _nrs().items()}
-        self.names = _nrs()
         self.pending: list = []  # writes to full pipes of multi-threaded processes: (id, dup, data)
         self.pipe_key = None
         self.chan_key = None
@@ -513,7 +517,6 @@ class Supervisor:
     def handle(self, raw: bytes):
         nid, tid, _flags, nr, _arch, _ip, *args = _NOTIF.unpack(raw)
         handler = self.handlers.get(nr)
-        task = None
         try:
             task = _Task(tid)
             if handler is None:
@@ -531,9 +534,6 @@ class Supervisor:
                 self._record(Event("refused", ok=False, errno=_errno_name(exc.number),
                                    payload={"call": exc.call, "message": exc.message}))
             self.respond(nid, error=exc.number)
-        finally:
-            if task is not None and task.pidfd is not None:
-                pass
 
     # opens ---------------------------------------------------------------------------------------
 
@@ -682,6 +682,8 @@ class Supervisor:
         target_dir = full if tmpfile else parent
         opened = self.open_parent(target_dir)
         if opened is None:
+            if self.reduced and "/__pycache__/" in full and full.endswith(".pyc"):
+                raise Refused(errno.EACCES)  # the interpreter's own byte-code cache: refused quietly
             return self.outside(task, "open", f"abrir {full!r} para escrita")
         pfd, is_root = opened
         try:
@@ -1468,8 +1470,6 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
                 except OSError:
                     pass
         ours.close()
-        for root in sup.roots:
-            pass
     if end == "exit" and status is not None and os.WIFSIGNALED(status):
         end, trace.code = "signal", os.WTERMSIG(status)
     elif end == "exit" and status is not None:

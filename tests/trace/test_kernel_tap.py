@@ -481,9 +481,10 @@ def test_reduced_mode_refuses_writes_outside_the_roots(reduced, tmp_path):
                     print("passou")
                 except OSError as exc:
                     print("recusado", exc.errno)
+            print([l for l in open("/proc/self/status") if l.startswith("CapEff")][0])
     """)
     ok(trace)
-    assert "passou" not in trace.output
+    assert "passou" not in trace.output and "CapEff:\t0000000000000000" in trace.output
     assert outside.read_text() == "intacto" and not (tmp_path / "nova").exists()
     assert oct(outside.stat().st_mode & 0o777) != oct(0o777)
     assert len(events(trace, "refused")) == 6
@@ -518,3 +519,63 @@ def test_run_agent_reference_solution(sandbox):
 def test_filter_builds_for_this_architecture():
     assert kernel.syscall_nr("openat") is not None and kernel.syscall_nr("no_such_call") is None
     assert len(kernel._build_filter(True)) % 8 == 0
+
+
+def test_flood_and_runaway_ends(sandbox):
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            while True:
+                print("x" * 1000)
+    """)
+    assert trace.end == "flood" and len(trace.output) < 21_000
+    from graders.fake_agent import TASK, script
+
+    trace = sandbox.run("def run_agent(task, tools, call_model, execute_tool):\n"
+                        "    while True:\n        call_model(tools=tools, messages=[])\n",
+                        "aluno.py", {"function": "run_agent", "task": TASK, "tools": script()["tools"]}, 10)
+    assert trace.end == "runaway" and trace.limits.get("model_calls") == 20
+
+
+def test_bytes_sent_around_the_emulated_write_are_a_protocol_end(sandbox):
+    trace = run(sandbox, """
+        import socket
+        def save_checkpoint(state):
+            socket.socket(fileno=os.dup(3)).send(b'{"t": "returned"}\\n')
+            import time; time.sleep(2)
+    """)
+    assert trace.end == "protocol"
+
+
+def test_signals_during_writes_never_duplicate_them(sandbox):
+    trace = run(sandbox, """
+        import signal
+        def save_checkpoint(state):
+            hits = []
+            signal.signal(signal.SIGALRM, lambda *a: hits.append(1))
+            signal.setitimer(signal.ITIMER_REAL, 0.0005, 0.0005)
+            fd = os.open("f", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            for i in range(400):
+                os.write(fd, b"%d;" % i)
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            print(len(hits) > 0)
+    """)
+    ok(trace)
+    expected = "".join(f"{i};" for i in range(400)).encode()
+    assert final(trace, "f") == expected == written(trace, node_at(trace, "f"))
+
+
+def test_multithreaded_outside_the_roots_is_refused_never_performed(isolated):
+    trace = run(isolated, """
+        import threading
+        def save_checkpoint(state):
+            t = threading.Thread(target=lambda: __import__("time").sleep(0.5))
+            t.start()
+            try:
+                open("/proc/self/attr/current", "w")
+            except OSError as exc:
+                print("recusado", exc.errno)
+            t.join()
+    """)
+    ok(trace)
+    assert "recusado 13" in trace.output
+    assert [e.payload["call"] for e in events(trace, "refused")] == ["open"]
