@@ -674,7 +674,7 @@ class Supervisor:
         follow = not (flags & os.O_NOFOLLOW or (flags & os.O_CREAT and flags & os.O_EXCL)) and not tmpfile
         where = self.resolve(task, dirfd, path, follow if not tmpfile else True)
         if where[0] == "fd":
-            return self._reopen(task, where, flags)
+            return self._reopen(nid, task, where, flags)
         parent, name = where
         full = parent.rstrip("/") + "/" + name
         if full == "/dev/null" and not tmpfile:
@@ -736,18 +736,49 @@ class Supervisor:
             os.close(fd)
         return None
 
-    def _reopen(self, task, where, flags):
+    def _reopen(self, nid, task, where, flags):
+        """open("/proc/self/fd/N", write flags): the same file, reopened. Done by us through the
+        file's current name when that name is inside a root and still names the same inode."""
         _, pid, number = where
         if pid < 0 or number < 0:
             raise Refused(errno.ENOENT)
+        dup = self.getfd(_Task(pid), number)
         try:
-            st = os.stat(f"/proc/{pid}/fd/{number}")
-        except OSError as exc:
-            raise Refused(exc.errno or errno.ENOENT) from None
-        if stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode):
-            raise Refused(errno.EACCES, "open", "reabrir para escrita um arquivo por /proc/self/fd: "
-                                                "o corretor não acompanharia essa nova abertura")
-        return self.outside(task, "open", "reabrir por /proc/self/fd")
+            st = os.fstat(dup)
+            if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
+                return self.outside(task, "open", "reabrir por /proc/self/fd")
+            try:
+                name_now = os.readlink(f"/proc/self/fd/{dup}")
+            except OSError:
+                name_now = ""
+        finally:
+            os.close(dup)
+        refuse = Refused(errno.EACCES, "open", "reabrir para escrita por /proc/self/fd um arquivo sem nome "
+                                               "ou fora das pastas de trabalho: o corretor não acompanharia "
+                                               "essa nova abertura")
+        if not name_now.startswith("/") or name_now.endswith(" (deleted)") or stat.S_ISDIR(st.st_mode):
+            raise refuse
+        parent, name = os.path.split(name_now)
+        opened = self.open_parent(parent)
+        if opened is None:
+            raise refuse
+        pfd, is_root = opened
+        try:
+            base = flags & ~(os.O_CLOEXEC | os.O_CREAT | os.O_EXCL)
+            try:
+                fd = os.open(name, base | os.O_NOFOLLOW, dir_fd=pfd)
+            except OSError as exc:
+                raise Refused(exc.errno) from None
+            now = os.fstat(fd)
+            if (now.st_dev, now.st_ino) != (st.st_dev, st.st_ino):
+                os.close(fd)
+                raise refuse  # renamed meanwhile: not the same file any more
+            self._record(Event("open", node=self.node_of(now), dir=self.node_of(os.fstat(pfd)), name=name,
+                               trunc=bool(base & os.O_TRUNC), kind2="file", path=name_now))
+        finally:
+            if not is_root:
+                os.close(pfd)
+        return self._install(nid, fd, flags)
 
     def _on_open(self, nid, task, a):
         return self._open_common(nid, task, AT_FDCWD, a[0], a[1], a[2])

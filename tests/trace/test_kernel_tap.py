@@ -579,3 +579,24 @@ def test_multithreaded_outside_the_roots_is_refused_never_performed(isolated):
     ok(trace)
     assert "recusado 13" in trace.output
     assert [e.payload["call"] for e in events(trace, "refused")] == ["open"]
+
+
+def test_reopen_through_proc_self_fd_is_followed(sandbox):
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            open("checkpoint.json", "w").write("antes")
+            fd = os.open("checkpoint.json", os.O_RDONLY)
+            w = os.open("/proc/self/fd/%d" % fd, os.O_WRONLY)
+            os.pwritev(w, [b"DEPOIS"], 0)
+            tmp = os.open(".", os.O_TMPFILE | os.O_RDWR, 0o600)
+            try:
+                os.open("/proc/self/fd/%d" % tmp, os.O_WRONLY)
+            except OSError as exc:
+                print("recusado", exc.errno)
+    """)
+    ok(trace)
+    node = node_at(trace, "checkpoint.json")
+    reopened = [e for e in events(trace, "open") if e.node == node]
+    assert len(reopened) == 2 and not reopened[1].created
+    assert final(trace, "checkpoint.json") == b"DEPOIS" == written(trace, node)
+    assert "recusado 13" in trace.output
