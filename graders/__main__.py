@@ -1,6 +1,6 @@
-"""Command-line entry point: `python -m graders EXERCISE FILE...` (see graders.cli)."""
+"""Command-line entry point: `python -m graders EXERCISE FILE...` (see graders.cli.main)."""
 import sys
 
-from .cli import main
+from .cli.main import main
 
 sys.exit(main())

@@ -61,7 +61,7 @@ def _end_text(trace) -> str:
 
 def _describe_state(value) -> str:
     if not isinstance(value, dict):
-        return f"{type(value).__name__} em vez do estado"
+        return f"{value if isinstance(value, str) else '?'} em vez do estado"
     keys = ", ".join(f"{k}={json.dumps(value[k])}" for k in ("turns", "tokensUsed") if k in value)
     return f"o estado ({keys})" if keys else "um dicionário"
 

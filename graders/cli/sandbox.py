@@ -16,6 +16,7 @@ and processes run as the instructor's user (with no capabilities when that user 
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
@@ -93,6 +94,27 @@ def bwrap_command(etc: str) -> list[str]:
         "--chdir", WORK,
         python_executable(), *_serve_args(INSIDE_PACKAGE),
     ]
+
+
+@functools.lru_cache(maxsize=1)
+def bwrap_problem() -> str:
+    """Why the sandbox cannot be used here ("" when it can), checked once by really starting one."""
+    if not shutil.which("bwrap"):
+        return "o bubblewrap (bwrap) não está instalado"
+    with tempfile.TemporaryDirectory() as tmp:
+        etc = os.path.join(tmp, "etc")
+        os.mkdir(etc)
+        for name in ("passwd", "group", "hostname", "hosts"):
+            open(os.path.join(etc, name), "w").close()
+        command = bwrap_command(etc)[:-len(_serve_args(INSIDE_PACKAGE))] + ["-I", "-c", "print('ok')"]
+        try:
+            run = subprocess.run(command, capture_output=True, timeout=20, stdin=subprocess.DEVNULL, cwd=tmp)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            return f"o bwrap não pôde ser iniciado ({exc})"
+        if run.returncode != 0 or run.stdout.strip() != b"ok":
+            detail = run.stderr.decode("utf-8", "replace").strip().splitlines()
+            return "o bwrap foi recusado pelo sistema" + (f" ({detail[-1][:200]})" if detail else "")
+    return ""
 
 
 def _broken(detail: str) -> Trace:

@@ -30,6 +30,9 @@ def describe(report: dict) -> str:
         return ("o código tentou iniciar uma thread, e o Python do navegador não tem threads: grave o "
                 "checkpoint na própria função (a correção na linha de comando aceita threads)")
     message = f"{name}: {text}" if text else name
+    if "cross-device link" in text.lower() or "[errno 18]" in text.lower():
+        message += (" — EXDEV: o temporário está em outro sistema de arquivos (como /tmp em muitas máquinas), e "
+                    "os.replace só troca arquivos dentro do mesmo; crie o temporário na pasta do checkpoint")
     frames = _frames(report)
     if frames:
         lineno, func, line = frames[-1]

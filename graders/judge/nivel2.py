@@ -491,8 +491,8 @@ class Nivel2Judge:
                 return (f"{label}: pendingToolUse em disco é {protocol.brief(pending, 120)}, mas a ferramenta em "
                         f"andamento era {protocol.brief(expected, 120)}.")
             return ""
-        if state.kind == MODEL and 1 <= state.served < len(self.responses) and state.tools >= 1:
-            block = self.tool_uses[min(state.tools, len(self.tool_uses)) - 1]
+        if state.kind == MODEL and 1 <= state.served < len(self.responses):
+            block = self.tool_uses[state.served - 1]  # what the previous reply asked for
             label = self.label(point) + power
             try:
                 saved = parse(content)

@@ -43,7 +43,7 @@ def _expected(judge, point, latest) -> str:
         return ("O ponto A desta chamada: pendingToolUse = "
                 f"{protocol.brief(judge.expected_pending((state.event.payload or {}).get('name')), 140)}, num JSON completo.")
     if state.kind == MODEL and 1 <= state.served < len(judge.responses):
-        block = judge.tool_uses[min(state.tools, len(judge.tool_uses)) - 1]
+        block = judge.tool_uses[state.served - 1]
         return f"O ponto B do turno anterior: o resultado de {block['name']} em messages e pendingToolUse = null."
     if state.finished:
         return "A tarefa já tinha terminado: o último checkpoint completo, ou nenhum (apagá-lo é permitido)."

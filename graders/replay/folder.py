@@ -48,9 +48,11 @@ class Folder:
         self.root_paths.sort(key=lambda item: -len(item[0]))
 
     def _initial(self, entry: dict):
-        node = Node(int(entry["node"]), entry.get("kind", FILE), entry.get("data", b"") or b"",
-                    entry.get("target", ""), durable=True)
-        self.nodes[node.id] = node
+        node_id = int(entry["node"])
+        if node_id not in self.nodes:  # a root inside another root (the work folder in the home) exists already
+            self.nodes[node_id] = Node(node_id, entry.get("kind", FILE), entry.get("data", b"") or b"",
+                                       entry.get("target", ""), durable=True)
+        node = self.nodes[node_id]
         parent = self.nodes.get(int(entry["dir"]))
         if parent is not None and parent.kind == DIR:
             parent.entries[entry["name"]] = node.id

@@ -10,6 +10,11 @@ import types
 
 STUDENT_MODULE = "solucao"
 CHANNEL_FD = 3
+# Bound before any student code runs: code that rebinds json.loads or json.dumps (to make any file
+# "parse") only changes its own module's view, never what crosses to the trusted side.
+_encode = json.JSONEncoder(default=repr).encode
+_decode = json.JSONDecoder().decode
+_write, _read, _exit = os.write, os.read, os._exit
 
 
 class AgentLoopRunaway(BaseException):
@@ -19,7 +24,7 @@ class AgentLoopRunaway(BaseException):
 def _plain(value):
     """A JSON copy of what crosses (the student's objects are never shared)."""
     try:
-        return json.loads(json.dumps(value, default=repr))
+        return _decode(_encode(value))
     except (TypeError, ValueError, RecursionError):
         return {"<não serializável>": repr(value)[:200]}
 
@@ -49,7 +54,7 @@ def call_job(code_or_source, filename, job, call_model, execute_tool, returned):
         if not callable(fn):
             report["kind"] = "missing"
         elif job["function"] == "run_agent":
-            fn(job["task"], job["tools"], call_model, execute_tool)
+            report["value"] = _summary(fn(job["task"], job["tools"], call_model, execute_tool))
         else:
             for state in job["states"]:
                 fn(state)
@@ -69,6 +74,13 @@ def call_job(code_or_source, filename, job, call_model, execute_tool, returned):
     return report
 
 
+def _summary(value):
+    """What run_agent returned, for the page's "Executar" only (turns and tokensUsed, if a dict)."""
+    if not isinstance(value, dict):
+        return type(value).__name__
+    return {k: value[k] for k in ("turns", "tokensUsed") if isinstance(value.get(k), (int, float))}
+
+
 class _Channel:
     """JSON lines over fd 3: one request out, one reply back (the supervisor sees every write)."""
 
@@ -77,19 +89,19 @@ class _Channel:
         self.buffer = b""
 
     def send(self, message):
-        data = (json.dumps(message, default=repr) + "\n").encode("utf-8")
+        data = (_encode(message) + "\n").encode("utf-8")
         while data:
-            data = data[os.write(self.fd, data):]
+            data = data[_write(self.fd, data):]
 
     def ask(self, message):
         self.send(message)
         while b"\n" not in self.buffer:
-            chunk = os.read(self.fd, 1 << 16)
+            chunk = _read(self.fd, 1 << 16)
             if not chunk:
-                os._exit(3)  # the supervisor is gone
+                _exit(3)  # the supervisor is gone
             self.buffer += chunk
         line, self.buffer = self.buffer.split(b"\n", 1)
-        return json.loads(line)
+        return _decode(line.decode("utf-8"))
 
 
 def main():

@@ -1,6 +1,6 @@
-# why: writes the checkpoint in place through a dup()-ed descriptor, which the hooks never saw opened
+# why: writes the checkpoint in place through a dup()-ed descriptor: the tap follows the file (its inode), not the descriptor
 # expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
-# says: caminho que o corretor não acompanha
+# says: esvaziou
 import json
 import os
 

@@ -1,5 +1,5 @@
-# why: writes in place through io.FileIO, which the simulator does not wrap: never a pass
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=ok
+# why: writes in place through io.FileIO: seen below Python like any other write, and judged by what it does
+# expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
 import io
 import json
 

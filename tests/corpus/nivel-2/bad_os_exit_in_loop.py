@@ -1,5 +1,5 @@
-# why: calls os._exit() when the loop ends
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
+# why: calls os._exit(0) when the loop ends: the disk is judged (the whole loop ran), but run_agent never returned
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=falhou
 # says: os._exit
 import json
 import os

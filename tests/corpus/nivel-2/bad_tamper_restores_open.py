@@ -1,6 +1,5 @@
-# why: puts the untraced io.open back into builtins
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=ok
-# says: caminho que o corretor não acompanha
+# why: puts io.open back into builtins, as if a hook could be removed: there is none, and the code is judged by what it does
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=ok executavel=ok
 import builtins
 import io
 import json

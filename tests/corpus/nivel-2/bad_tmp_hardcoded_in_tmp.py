@@ -1,5 +1,5 @@
-# why: writes the tmp in /tmp and renames it into the work folder: another folder (another file system, in real life)
-# expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
+# why: writes the tmp in /tmp and renames it into the work folder: /tmp is another file system (as on many real machines), so os.replace fails with EXDEV
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
 # says: EXDEV
 import json
 import os

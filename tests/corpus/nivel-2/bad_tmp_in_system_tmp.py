@@ -1,5 +1,6 @@
-# why: mkstemp() without dir: the tmp lives in another folder (another file system, in real life)
-# expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
+# why: mkstemp() without dir: the tmp lives in /tmp, another file system (as on many real machines), so os.replace fails with EXDEV
+# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
+# says: EXDEV
 import json
 import os
 import tempfile

@@ -1,5 +1,5 @@
-# why: turns never incremented: a wrong value (seis-campos) and a wrong returned state (executavel); points A and B are saved
-# expect: escrita-atomica=ok ponto-a=ok seis-campos=falhou executavel=falhou
+# why: turns never incremented: a wrong value in every saved state (seis-campos); points A and B are saved
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=falhou executavel=ok
 import json
 import os
 

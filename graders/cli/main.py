@@ -1,7 +1,7 @@
 """`python -m graders EXERCISE FILE...`: grade submissions on an instructor's machine.
 
-Student code runs only in sandboxed processes (graders.sandbox); the judge runs here and
-reads what they leave. One submission's failure, output or attack is that file's own
+Student code runs only in sandboxed processes (graders.cli.sandbox), traced from below Python; the
+judge runs here, on the trace. One submission's failure, output or attack is that file's own
 verdict, never the batch's. Exit code: 0 all passed, 1 some criterion failed, 2 usage or input error.
 """
 
@@ -9,15 +9,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import queue
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from . import exercises, html_report, report
-from .grading import grade
-from .sandbox import SandboxBroken, SandboxRunner, bwrap_problem
-from .submission import SubmissionError, read
-from .verdict import failed_all
+from .. import exercises, html_report, report
+from ..grading import grade
+from ..submission import SubmissionError, read
+from ..verdict import failed_all
+from .sandbox import Sandbox, bwrap_problem
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
 
@@ -54,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("files", metavar="ARQUIVO", nargs="+", help=".py (código) ou .json (respostas exportadas pelo site)")
     parser.add_argument("--format", choices=("text", "json", "csv", "html"), default="text",
                         help="formato da saída (padrão: text; html: um relatório da turma num arquivo só)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="segundos por submissão (padrão: 30)")
+    parser.add_argument("--timeout", type=float, default=10.0, help="segundos por submissão (padrão: 10)")
     parser.add_argument("--memory", type=int, default=1024, help="memória máxima por submissão, em MB (padrão: 1024)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissões corrigidas ao mesmo tempo")
     parser.add_argument(
@@ -71,7 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
 # --- one submission ------------------------------------------------------------------------
 
 
-def grade_file(exercise: str, path: str, timeout: float, memory_mb: int, isolated: bool) -> dict:
+def grade_file(exercise: str, path: str, timeout: float, sandboxes: "queue.Queue[Sandbox]") -> dict:
     """The verdict for one file as a dict, or {"file", "exercise", "error"} for bad input."""
     try:
         submission = read(path, exercise)
@@ -79,36 +79,18 @@ def grade_file(exercise: str, path: str, timeout: float, memory_mb: int, isolate
             raise SubmissionError(f"o exercício {exercise!r} se responde com o arquivo .json exportado pelo site")
     except SubmissionError as exc:
         return {"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": str(exc)}
-    deadline = time.monotonic() + timeout
-    runners = []
-
-    def factory(source, filename, job):
-        runner = SandboxRunner(source, filename, job, isolated=isolated, memory_mb=memory_mb, deadline=deadline)
-        runners.append(runner)
-        return runner
-
+    sandbox = sandboxes.get()
     try:
-        verdict = grade(exercise, submission, os.path.basename(path), runner_factory=factory)
-        if time.monotonic() > deadline:
-            return _failed(exercise, path, submission,
-                           f"Tempo esgotado ({timeout:g} s): a correção deste arquivo não terminou — o código provavelmente "
-                           "entra em um laço infinito ou é lento demais.")
+        verdict = grade(exercise, submission, os.path.basename(path),
+                        run=lambda source, filename, job: sandbox.run(source, filename, job, timeout))
         data = verdict.to_dict()
         data["file"] = path
         data.pop("output", None)
         return data
-    except SandboxBroken:
-        if time.monotonic() > deadline:
-            return _failed(exercise, path, submission,
-                           f"Tempo esgotado ({timeout:g} s): a correção deste arquivo não terminou — o código provavelmente "
-                           "entra em um laço infinito ou é lento demais.")
-        return _failed(exercise, path, submission,
-                       "O processo de correção parou de responder: o código provavelmente o encerrou à força.")
     except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch
         return _failed(exercise, path, submission, f"Erro interno do corretor ao avaliar este arquivo ({type(exc).__name__}).")
     finally:
-        for runner in runners:
-            runner.close()
+        sandboxes.put(sandbox)
 
 
 def _failed(exercise: str, path: str, submission, message: str) -> dict:
@@ -141,7 +123,7 @@ def _precompile():
     import compileall
 
     try:
-        compileall.compile_dir(os.path.dirname(os.path.abspath(__file__)), quiet=2, workers=1)
+        compileall.compile_dir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), quiet=2, workers=1)
     except OSError:
         pass  # a read-only installation: the sandbox compiles in memory, a little slower
 
@@ -190,9 +172,13 @@ def main(argv=None) -> int:
     show = args.progress if args.progress is not None else (len(args.files) > 5 and sys.stderr.isatty())
     progress = Progress(len(args.files), show)
     results: list[dict | None] = [None] * len(args.files)
-    with ThreadPoolExecutor(max_workers=min(args.jobs, len(args.files))) as pool:
+    workers = min(args.jobs, len(args.files))
+    sandboxes: queue.Queue = queue.Queue()
+    for _ in range(workers):
+        sandboxes.put(Sandbox(isolated=isolated, memory_mb=args.memory))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {
-            pool.submit(grade_file, args.exercise, path, args.timeout, args.memory, isolated): i
+            pool.submit(grade_file, args.exercise, path, args.timeout, sandboxes): i
             for i, path in enumerate(args.files)
         }
         for future in as_completed(futures):
@@ -203,6 +189,8 @@ def main(argv=None) -> int:
                 results[index] = {"file": args.files[index], "exercise": args.exercise, "passed": False,
                                   "criteria": [], "error": f"erro interno do corretor ({type(exc).__name__})"}
             progress.step()
+    while not sandboxes.empty():
+        sandboxes.get().close()
     results = [report.normalise(r) for r in results]
     if args.format == "json":
         sys.stdout.write(report.render_json(results))

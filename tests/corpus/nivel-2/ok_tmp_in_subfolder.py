@@ -1,13 +1,14 @@
-# why: forgets to return the state
-# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=falhou
+# why: the tmp in ./tmp/, renamed into ./: another folder of the same file system, so the rename is still atomic (a power loss needs both folders synced: advice)
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=ok
 import json
 import os
 
 
 def save_checkpoint(state):
-    with open("checkpoint.json.tmp", "w") as f:
+    os.makedirs("tmp", exist_ok=True)
+    with open("tmp/checkpoint.json.tmp", "w") as f:
         json.dump(state, f)
-    os.replace("checkpoint.json.tmp", "checkpoint.json")
+    os.replace("tmp/checkpoint.json.tmp", "checkpoint.json")
 
 def run_agent(task, tools, call_model, execute_tool):
     state = {
@@ -40,4 +41,4 @@ def run_agent(task, tools, call_model, execute_tool):
         response = call_model(tools=tools, messages=state["messages"])
         state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
 
-    print("fim", state["turns"])
+    return state
