@@ -1,7 +1,6 @@
-"""Helpers around student code: compile it, describe its errors, cap its output, undo its rebinding.
-
-In the browser the judge shares Pyodide's interpreter with the student's code, so what
-that code rebinds in `json`, `os`, `builtins` or the graders is put back after each run.
+"""Helpers around student code on the trusted side: compile it (syntax errors in Portuguese), cap its
+output, and, in the browser, where it shares Pyodide's interpreter with the graders, put back what it
+rebinds in `json`, `os`, `builtins` or the graders after each run.
 """
 
 from __future__ import annotations
@@ -9,7 +8,6 @@ from __future__ import annotations
 import io
 import linecache
 import sys
-import traceback
 import types
 
 OUTPUT_LIMIT = 20_000
@@ -114,18 +112,6 @@ def compile_student(source: str, filename: str):
         raise CodeError(f"O código não pôde ser compilado: {exc}.") from None
 
 
-def describe_exception(exc: BaseException, filename: str) -> str:
-    """`KeyError: 'x' (linha 27, em run_agent: `block = ...`)`, pointing into the student's file."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    name = type(exc).__name__
-    text = f"{name}: {exc}" if str(exc) else name
-    if frames:
-        last = frames[-1]
-        code = f": `{last.line.strip()}`" if last.line else ""
-        return f"{text} (linha {last.lineno}, em {last.name}{code})"
-    return text
-
-
 # --- tamper detection ---------------------------------------------------------------------
 
 
@@ -191,18 +177,3 @@ def _class_for(qualified: str):
 MISSING = object()
 
 
-def student_traceback(exc: BaseException, filename: str) -> str:
-    """The traceback restricted to the student's own lines, in Portuguese."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    lines = ["Traceback (chamada mais recente por último):"]
-    for frame in frames:
-        lines.append(f"  linha {frame.lineno}, em {frame.name}")
-        if frame.line:
-            lines.append(f"    {frame.line.strip()}")
-    lines.append("".join(traceback.format_exception_only(type(exc), exc)).strip())
-    return "\n".join(lines)
-
-
-def last_student_line(exc: BaseException, filename: str):
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
-    return frames[-1].lineno if frames else None

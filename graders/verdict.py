@@ -25,7 +25,7 @@ class Verdict:
     # What the student's code printed while being graded (capped).
     output: str = ""
     file: str = ""
-    # Every simulated crash and what it left on disk (graders.crash_points), for the timeline.
+    # Every simulated crash and what it left on disk (graders.judge.timeline), for the timeline.
     timeline: dict | None = None
     # The written answers ({id, prompt, text, model}): not graded, shown beside a model answer.
     writings: list | None = None

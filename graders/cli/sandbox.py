@@ -24,7 +24,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 from ..trace.ops import Trace, from_json
 

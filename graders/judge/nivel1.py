@@ -7,7 +7,7 @@ import copy
 import json
 import posixpath
 
-from .. import protocol
+from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.folder import Folder
 from ..trace.ops import Trace

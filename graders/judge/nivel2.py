@@ -7,7 +7,7 @@ import functools
 import json
 import posixpath
 
-from .. import protocol
+from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.states import MODEL, START, TOOL, TORN, State, cut_content, cuts, replay, torn
 from ..trace.ops import Trace

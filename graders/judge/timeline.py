@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 
-from .. import protocol
+from . import protocol
 from ..replay.states import MODEL, START, TOOL, TORN
 from .nivel2 import complete_key, parse
 

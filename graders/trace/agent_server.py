@@ -11,6 +11,10 @@ from .ops import Event
 # Parsed once and only read: every reply handed to student code is a fresh JSON copy.
 _SCRIPT_TEXT = json.dumps(script())
 _SCRIPT = json.loads(_SCRIPT_TEXT)
+# Bound at import: in the browser this server runs inside the student's interpreter, during the run,
+# where the code may have rebound json.loads or json.dumps.
+_encode = json.JSONEncoder().encode
+_decode = json.JSONDecoder().decode
 
 
 class AgentServer:
@@ -48,7 +52,7 @@ class AgentServer:
                           payload={"messages": request.get("messages"), "tools": request.get("tools")}))
         responses = _SCRIPT["responses"]
         response = responses[min(self.model_calls, len(responses)) - 1]
-        return {"response": json.loads(json.dumps(response))}
+        return {"response": _decode(_encode(response))}
 
     def _tool(self, request: dict) -> dict:
         if self.tool_calls >= MAX_MODEL_CALLS:

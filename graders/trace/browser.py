@@ -30,6 +30,11 @@ THREAD_MESSAGE = (
     "ou faça o trabalho sem threads."
 )
 
+# Bound before any student code runs: the trusted side of a run shares the student's interpreter, and
+# code that rebinds json.loads or json.dumps must garble only its own data.
+_encode = json.JSONEncoder(default=repr).encode
+_decode = json.JSONDecoder().decode
+
 _tap = None
 
 
@@ -63,7 +68,7 @@ def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
     output = BoundedOutput()
     report: dict = {}
     with _Borrowed(output, fs) as borrowed:
-        fs.start(json.dumps(ROOTS), MAX_EVENTS, MAX_DATA)
+        fs.start(_encode(ROOTS), MAX_EVENTS, MAX_DATA)
         try:
             report = call_job(source, filename, job, *_agent(server))
         except OutputFlood:
@@ -76,7 +81,7 @@ def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
         raise KeyboardInterrupt  # the page's "Parar": no verdict at all
     if borrowed.died:
         report = {}  # as in the CLI, a process that ended itself abruptly said nothing more
-    raw = json.loads(fs.json())
+    raw = _decode(fs.json())
     trace = from_dict({
         "roots": raw["roots"],
         "events": [marks[e["ref"]] if e["kind"] == "mark" else _named(e) for e in raw["events"]],
@@ -115,7 +120,7 @@ def _agent(server: AgentServer):
         reply = server.handle(request)
         if reply.get("runaway"):
             raise AgentLoopRunaway()
-        return json.loads(json.dumps(reply))
+        return _decode(_encode(reply))
 
     def call_model(*args, tools=None, messages=None, **kwargs):
         if args or messages is None:
@@ -136,7 +141,7 @@ def _agent(server: AgentServer):
 
 def _plain(value):
     try:
-        return json.loads(json.dumps(value, default=repr))
+        return _decode(_encode(value))
     except (TypeError, ValueError, RecursionError):
         return {"<não serializável>": repr(value)[:200]}
 

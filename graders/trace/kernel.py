@@ -21,7 +21,7 @@ import stat
 import struct
 import time
 
-from ..disk import read_tree
+from .disk import read_tree
 from .agent_server import AgentServer
 from .ops import MAX_DATA, MAX_EVENTS, Event, Root, Trace
 

@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from graders.nivel2 import job as nivel2_job
+from graders.judge.nivel2 import job as nivel2_job
 from graders.trace.ops import Trace, from_dict
 
 from .pyodide_node import ROOT, session

@@ -1,15 +1,11 @@
-"""What a resumed process would find on disk: a run's folder read safely, and described for messages.
-
-The folder was written by student code, so it is read without following links, without
-opening anything but regular files, and with caps on depth, count and size.
-"""
+"""A run's folders read back after it ended (the trace's `final`), safely: the folder was written by
+student code, so it is read without following links, opening nothing but regular files, with caps."""
 
 from __future__ import annotations
 
 import os
 import stat
 
-CHECKPOINT_NAME = "checkpoint.json"
 MAX_ENTRIES = 500
 MAX_FILE = 4 * 1024 * 1024
 MAX_DEPTH = 12
@@ -59,25 +55,3 @@ def _read_regular(path: str) -> bytes | None:
         return data if len(data) <= MAX_FILE else NOT_REGULAR
     finally:
         os.close(fd)
-
-
-def checkpoint_paths(tree: dict) -> list[str]:
-    return sorted(p for p in tree if os.path.basename(p) == CHECKPOINT_NAME)
-
-
-def disk_view(crash: str, path: str, content: bytes | None) -> dict:
-    """The page's disk view of one crash: what the file held, if it existed."""
-    view = {"crash": crash, "path": path, "exists": content is not None}
-    if content is not None:
-        view["bytes"] = len(content)
-        view["content"] = content[:4000].decode("utf-8", "replace")
-    return view
-
-
-def left_on_disk(content: bytes) -> str:
-    """`ficou com N bytes, terminando em «…»`: the end of a file says where a write was cut."""
-    if not content:
-        return "ficou vazio (0 bytes)"
-    text = content.decode("utf-8", "replace").replace("\n", " ")
-    tail = text[-60:] if len(text) > 60 else text
-    return f"ficou com {len(content)} bytes, terminando em «…{tail}»"
