@@ -211,7 +211,7 @@ export function installFsTap(FS) {
       if (from && to && node && fromRoot !== toRoot) throw new FS.ErrnoError(EXDEV);
       rename(oldPath, newPath);
     } catch (error) {
-      if (isErrno(error)) push({ ...event, ok: false, errno: error.errno, node: 0 });
+      if (isErrno(error)) push({ ...event, ok: false, errno: error.errno });
       throw error;
     }
     event.replaced = replaced && replaced !== node ? id(replaced) : 0;
