@@ -4,6 +4,7 @@ interpreter put back as it was found afterwards."""
 
 from __future__ import annotations
 
+import asyncio  # loaded once, before any run: a run's own imports are dropped after it
 import errno
 import io
 import json
@@ -208,6 +209,7 @@ class _Borrowed:
         sys.dont_write_bytecode = True
         self._patch_deaths()
         self._patch_threads()
+        self._patch_asyncio()
         self._patch_syncs()
         sys.modules.update(dict.fromkeys(BLOCKED_MODULES))  # None: `import js` raises ImportError
         return self
@@ -259,6 +261,16 @@ class _Borrowed:
 
         return start
 
+    def _patch_asyncio(self):
+        """Pyodide's own loop cannot block a synchronous call, and counts as always running: during
+        the run asyncio.run and new_event_loop get a loop that blocks, as on a computer."""
+        for owner in (asyncio, asyncio.events):
+            self._patch(owner, "new_event_loop", _blocking_loop)
+        self.running_loop = asyncio.events._get_running_loop()
+        self.policy = asyncio.events._get_event_loop_policy()
+        self.current_loop = getattr(self.policy, "_default_loop", None)  # Pyodide's WebLoopPolicy
+        asyncio.events._set_running_loop(None)
+
     def _patch_syncs(self):
         """Emscripten's fdatasync and sync never reach JavaScript: they are reported to the tap after
         the real call (nothing else of the file system is seen from Python)."""
@@ -292,6 +304,10 @@ class _Borrowed:
             while self.patched:
                 owner, name, value = self.patched.pop()
                 setattr(owner, name, value)
+            asyncio.events._set_running_loop(self.running_loop)
+            asyncio.events._set_event_loop_policy(self.policy)
+            if hasattr(self.policy, "_default_loop"):  # asyncio.run leaves no current loop behind it
+                self.policy._default_loop = self.current_loop
             (cwd, sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
              sys.dont_write_bytecode, limit) = self.saved
             sys.setrecursionlimit(limit)
@@ -308,6 +324,36 @@ class _Borrowed:
         finally:
             _restore_signal_handlers(self.signals)  # last: SIGINT raises KeyboardInterrupt again
         return False
+
+
+def _blocking_loop():
+    """An event loop that runs coroutines, tasks and timers and blocks while it waits, as asyncio.run
+    does on a computer. Nothing to wait on but time: there are no sockets or pipes here."""
+    import time
+
+    class NoIO:
+        def select(self, timeout=None):
+            while timeout is None:  # waiting on nothing: only the page's time limit ends this
+                time.sleep(1)
+            if timeout > 0:
+                time.sleep(timeout)
+            return []
+
+        def close(self):
+            pass
+
+    class Loop(asyncio.BaseEventLoop):
+        def __init__(self):
+            super().__init__()
+            self._selector = NoIO()
+
+        def _process_events(self, event_list):
+            pass
+
+        def _write_to_self(self):
+            pass
+
+    return Loop()
 
 
 def _ignore_interrupts():

@@ -81,6 +81,14 @@ EXTRA = {
             except OSError:
                 pass
     """),
+    "asyncio": _program("""
+        async def save():
+            await asyncio.sleep(0)
+            with open("checkpoint.tmp", "w") as f:
+                json.dump(state, f)
+            os.replace("checkpoint.tmp", "checkpoint.json")
+        asyncio.run(save())
+    """, imports="import asyncio, json, os"),
     "rmdir": _program("""
         os.mkdir("d")
         os.rmdir("d")

@@ -236,6 +236,24 @@ def test_a_thread_gets_a_portuguese_message_not_a_verdict():
         assert "thread" in trace.limits["threads"] and "navegador" in trace.limits["threads"]
 
 
+def test_asyncio_runs_as_on_a_computer_and_its_threads_get_the_message():
+    loop = "import asyncio; repr((asyncio.events._get_running_loop(), asyncio.events._get_event_loop_policy()._default_loop))"
+    before = python(loop)
+    body = """
+        async def save():
+            await asyncio.sleep(0.01)
+            await asyncio.gather(asyncio.sleep(0), asyncio.sleep(0))
+            with open("checkpoint.json", "w") as f:
+                json.dump(state, f)
+        asyncio.run(save())
+    """
+    trace = run(body, imports="import asyncio, json")
+    assert trace.ended_cleanly and trace.final == {f"{WORK}/checkpoint.json": b'{"n": 1}'}
+    assert python(loop) == before  # Pyodide's own loop is back, running and current
+    trace = run("asyncio.run(asyncio.to_thread(print))", imports="import asyncio")
+    assert trace.end == "broken" and "thread" in trace.limits["threads"]
+
+
 @pytest.mark.parametrize("body, end, code, kind", [
     ("import sys\nsys.exit(0)", "exit", 1, "exit"),
     # As in the CLI: the process ends at once, with that status or signal, and reports nothing.
