@@ -93,15 +93,17 @@ def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
 
 def _end(report: dict, output: BoundedOutput, server: AgentServer, borrowed: _Borrowed, over) -> dict:
     """How the run ended, from what the trusted side saw (never from the report alone)."""
+    # limits as the kernel tap words them; "message" is what the student reads.
     if borrowed.threads:
-        return {"end": "broken", "code": 0, "limits": {"threads": THREAD_MESSAGE}}
+        return {"end": "broken", "code": 0, "limits": {"message": THREAD_MESSAGE}}
     if borrowed.died:
         end, code = borrowed.died
         return {"end": end, "code": code}
     if output.attempted > FLOOD_LIMIT:
-        return {"end": "flood", "code": 0, "limits": {"output": FLOOD_LIMIT}}
+        return {"end": "flood", "code": 0}
     if server.runaway:
-        return {"end": "runaway", "code": 0, "limits": {"calls": server.model_calls + server.tool_calls}}
+        return {"end": "runaway", "code": 0,
+                "limits": {"model_calls": server.model_calls, "tool_calls": server.tool_calls}}
     if over:
         return {"end": "runaway", "code": 0, "limits": {over: MAX_EVENTS if over == "events" else MAX_DATA}}
     return {"end": "exit", "code": 0 if report.get("kind") == "ok" else 1}

@@ -233,7 +233,7 @@ def test_a_thread_gets_a_portuguese_message_not_a_verdict():
                  "try:\n    threading.Thread(target=print).start()\nexcept RuntimeError:\n    pass"):
         trace = run(body, imports="import threading")
         assert trace.end == "broken"
-        assert "thread" in trace.limits["threads"] and "navegador" in trace.limits["threads"]
+        assert "thread" in trace.limits["message"] and "navegador" in trace.limits["message"]
 
 
 def test_asyncio_runs_as_on_a_computer_and_its_threads_get_the_message():
@@ -251,7 +251,7 @@ def test_asyncio_runs_as_on_a_computer_and_its_threads_get_the_message():
     assert trace.ended_cleanly and trace.final == {f"{WORK}/checkpoint.json": b'{"n": 1}'}
     assert python(loop) == before  # Pyodide's own loop is back, running and current
     trace = run("asyncio.run(asyncio.to_thread(print))", imports="import asyncio")
-    assert trace.end == "broken" and "thread" in trace.limits["threads"]
+    assert trace.end == "broken" and "thread" in trace.limits["message"]
 
 
 @pytest.mark.parametrize("body, end, code, kind", [

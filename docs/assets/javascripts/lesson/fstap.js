@@ -28,12 +28,12 @@ export function installFsTap(FS) {
   let depth = 0; // FS calls made by a wrapped FS call (open's truncate, mkdir's mknod) are not events
   let limits = { events: Infinity, bytes: Infinity };
   let bytes = 0;
-  let over = null; // the limit a run went past ("events" | "bytes"): it gets ENOSPC from then on
+  let over = null; // the limit a run went past ("events" | "data"): it gets ENOSPC from then on
 
   function push(event) {
     if (event.data) bytes += event.data.length;
     if (over || events.length >= limits.events || bytes > limits.bytes) {
-      over ??= events.length >= limits.events ? "events" : "bytes";
+      over ??= events.length >= limits.events ? "events" : "data";
       throw new FS.ErrnoError(ENOSPC);
     }
     events.push(event);
