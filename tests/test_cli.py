@@ -41,7 +41,7 @@ def test_a_failed_criterion_exits_1_with_the_message():
     assert run.returncode == 1
     starter, solution = json.loads(run.stdout)
     assert [c["id"] for c in starter["criteria"] if not c["passed"]] == ["escrita-atomica", "ponto-a"]
-    assert "Queda simulada" in starter["criteria"][0]["message"]
+    assert starter["criteria"][0]["message"].startswith("Queda ")
     assert solution["passed"]
 
 
@@ -169,7 +169,7 @@ def test_hostile_submissions_cannot_touch_files_or_neighbours(tmp_path):
     assert results[str(SOLUTION)]["passed"] is True
     for hostile in (vandal, looper, killer, suicide, flood, liar, forger, assassin):
         assert results[str(hostile)]["passed"] is False, hostile.name
-    assert "Tempo esgotado" in results[str(looper)]["criteria"][0]["message"]
+    assert any("tempo esgotado" in c["message"].lower() for c in results[str(looper)]["criteria"])
     assert precious.read_text() == "aluno,nota\nana,10\n"
     assert not created.exists()
 

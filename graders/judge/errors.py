@@ -3,6 +3,14 @@ It only ever explains a failure the trusted side saw; it never makes anything pa
 
 from __future__ import annotations
 
+import re
+
+# The same failure worded alike by CPython and Pyodide (whose errno numbers and texts differ).
+_SAME = [
+    (re.compile(r"\[Errno \d+\] (?:Invalid )?[Cc]ross-device link"), "[Errno EXDEV] Invalid cross-device link"),
+    (re.compile(r"^import of (\S+) halted; None in sys\.modules$"), r"No module named '\1'"),
+]
+
 
 def _frames(report: dict) -> list:
     frames = report.get("frames")
@@ -26,11 +34,13 @@ def describe(report: dict) -> str:
         return ""
     name = _short(report.get("exc_type"), 80) or "Exception"
     text = _short(report.get("exc_text"))
+    for pattern, same in _SAME:
+        text = pattern.sub(same, text)
     if name == "RuntimeError" and "thread" in text:
         return ("o código tentou iniciar uma thread, e o Python do navegador não tem threads: grave o "
                 "checkpoint na própria função (a correção na linha de comando aceita threads)")
     message = f"{name}: {text}" if text else name
-    if "cross-device link" in text.lower() or "[errno 18]" in text.lower():
+    if "EXDEV" in text:
         message += (" — EXDEV: o temporário está em outro sistema de arquivos (como /tmp em muitas máquinas), e "
                     "os.replace só troca arquivos dentro do mesmo; crie o temporário na pasta do checkpoint")
     frames = _frames(report)

@@ -146,6 +146,7 @@ class Nivel2Judge:
         self.power_outcomes: dict[int, str] = {}        # point n -> advice, power loss
         self.shown = "/".join(parts)
         self.replay = None
+        self.names = _names(trace.events)
 
     def written(self) -> bool:
         """Did this file exist at any moment of the run?"""
@@ -184,8 +185,9 @@ class Nivel2Judge:
         if report.get("kind") == "missing":
             return f"Não dá para avaliar: {_text(report.get('message')) or 'a função run_agent não existe'}."
         if len(self.models) < len(self.responses):
-            return ("Não dá para avaliar as quedas: run_agent não chegou à resposta final do modelo "
-                    f"(veja “{TITLES['executavel']}”).")
+            why = self._end_text() if trace.end != "exit" else ""
+            return ("Não dá para avaliar as quedas: run_agent não chegou à resposta final do modelo"
+                    + (f" ({why})" if why else f" (veja “{TITLES['executavel']}”)") + ".")
         if not self.written():
             return (f"run_agent terminou sem gravar {CHECKPOINT} na pasta em que roda (nem em checkpoints/{CHECKPOINT}): "
                     "é esse o arquivo que a retomada lê e que o corretor julga.")
@@ -197,7 +199,7 @@ class Nivel2Judge:
         trace = self.trace
         limits = trace.limits or {}
         return {
-            "timeout": "o código não terminou no tempo permitido (provavelmente um laço infinito)",
+            "timeout": "tempo esgotado — o código não terminou no tempo permitido (provavelmente um laço infinito)",
             "flood": "saída demais: o código imprimiu muito mais do que alguém conseguiria ler e foi parado "
                      "(tire os print de dentro dos laços)",
             "runaway": "limite do corretor: " + (_text(limits.get("message")) or
@@ -341,7 +343,8 @@ class Nivel2Judge:
             return f"durante a {ORDINAL.get(state.served + 1, f'{state.served + 1}ª')} chamada ao modelo"
         if state.kind == TORN:
             ev = state.event
-            return (f"no meio da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {self.paths.name(ev.path) or self.shown}, "
+            path = ev.path or self.names.get(id(ev), "")
+            return (f"no meio da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {self.paths.name(path) or self.shown}, "
                     f"depois de {plural(state.torn_at, 'byte', 'bytes')}")
         first = self.trace.events[state.first]
         text = f"logo depois {self.what(first)}"
@@ -352,7 +355,8 @@ class Nivel2Judge:
 
     def what(self, ev) -> str:
         """An event as a noun phrase: “da escrita de 120 bytes em x”."""
-        name = self.paths.name(ev.path) if ev.path else "?"
+        path = ev.path or self.names.get(id(ev), "")
+        name = self.paths.name(path) if path else "?"
         return {
             "open": f"da abertura de {name} para escrita" + (" (criado agora)" if ev.created else "")
                     + (", que o esvaziou" if ev.trunc else ""),
@@ -602,6 +606,23 @@ class Nivel2Judge:
                     "(em POSIX; no Windows isso não existe).")
         return ("Os dados só ficam garantidos no disco depois de os.fsync no arquivo, e a troca de nome depois de "
                 "os.fsync na pasta.")
+
+
+def _names(events) -> dict[int, str]:
+    """The path each descriptor-based event acted on (by event identity), from the node's last name:
+    a tap may name only the calls that take a path."""
+    latest: dict[int, str] = {}
+    found: dict[int, str] = {}
+    for ev in events:
+        if not ev.ok:
+            continue
+        if ev.kind in ("open", "mkdir", "symlink", "link") and ev.path:
+            latest[ev.node] = ev.path
+        elif ev.kind == "rename" and ev.path2:
+            latest[ev.node] = ev.path2
+        elif ev.kind in ("write", "truncate", "fsync") and not ev.path and ev.node in latest:
+            found[id(ev)] = latest[ev.node]
+    return found
 
 
 def _has_result(state: dict, tool_use_id: str) -> bool:
