@@ -13,7 +13,7 @@ import { loadPyodide } from "pyodide";
 import { installFsTap } from "../docs/assets/javascripts/lesson/fstap.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const target = "/home/pyodide/lesson";
+const target = "/opt/corretor"; // outside the home, which each run empties
 
 function copyTree(py, dir) {
   for (const name of readdirSync(dir)) {

@@ -20,9 +20,11 @@ from .agent_server import AgentServer
 from .ops import MAX_DATA, MAX_EVENTS, Trace, from_dict
 
 TAP_MODULE = "_fstap"
-WORK = "/home/pyodide/projeto"  # a folder name a student could have chosen
+HOME = "/home/pyodide"  # Pyodide's HOME: nothing a run writes there survives it
+WORK = HOME + "/projeto"  # a folder name a student could have chosen
 TMP = "/tmp"
-ROOTS = [{"role": "work", "path": WORK}, {"role": "tmp", "path": TMP}]
+# As in the CLI's sandbox: /tmp and the home (holding the work folder) are two file systems.
+ROOTS = [{"role": "work", "path": WORK}, {"role": "tmp", "path": TMP}, {"role": "home", "path": HOME}]
 # Bridges out of the run: in Pyodide, `js` reaches the worker's own messaging.
 BLOCKED_MODULES = (TAP_MODULE, "js", "pyodide", "pyodide.ffi", "pyodide.code", "pyodide_js", "_pyodide", "_pyodide_core")
 THREAD_MESSAGE = (
@@ -56,8 +58,9 @@ class AgentLoopRunaway(BaseException):
 def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
     """Run `job` once (see graders/trace/runner.py) with the tap recording; the trace as the tap saw it."""
     fs = tap()
-    for root in ROOTS:
-        _empty(root["path"])
+    _empty(HOME)
+    os.mkdir(WORK)
+    _empty(TMP)
     marks: list = []
 
     def record(event):

@@ -113,21 +113,21 @@ CASES += [(name, code, {"function": "save_checkpoint", "states": [{"n": 1}, {"n"
 KERNEL_NITS = {"rmdir": "the kernel tap gives rmdir's path as the process named it (relative), not absolute"}
 
 # The kernel side runs in a process of its own: the tap reaps any child of its caller (our Node).
-# Work and tmp roots on two file systems, as in the CLI's sandbox (/tmp is a tmpfs there): a rename
-# between them fails with EXDEV in both taps.
+# Roots as in the CLI's sandbox: a home holding the work folder, and a tmp on another file system
+# (a tmpfs there): a rename between them fails with EXDEV in both taps.
 KERNEL_BATCH = r"""
 import json, os, shutil, sys, tempfile
 from graders.trace.kernel import run_traced
 from graders.trace.ops import to_json
 out = []
 for code, job in json.load(sys.stdin):
-    base, work = tempfile.mkdtemp(), tempfile.mkdtemp(dir="/dev/shm")
-    tmp, home = os.path.join(base, "tmp"), os.path.join(base, "home")
-    os.mkdir(tmp), os.mkdir(home)
+    home, tmp = tempfile.mkdtemp(dir="/dev/shm"), tempfile.mkdtemp()
+    work = os.path.join(home, "projeto")
+    os.mkdir(work)
     env = {"HOME": home, "PATH": "/usr/bin:/bin", "TMPDIR": tmp, "LANG": "C.UTF-8"}
-    out.append(to_json(run_traced(code, "solucao.py", job, work=work, tmp=tmp, env=env, reduced=True,
-                                  python=sys.executable)))
-    shutil.rmtree(base), shutil.rmtree(work)
+    out.append(to_json(run_traced(code, "solucao.py", job, work=work, tmp=tmp, home=home, reduced=True,
+                                  env=env, python=sys.executable)))
+    shutil.rmtree(home), shutil.rmtree(tmp)
 json.dump(out, sys.stdout)
 """
 
@@ -168,6 +168,8 @@ def normalized(trace: Trace) -> dict:
 
     for root in trace.roots:
         node(root.node)
+    started = [(r.role, [(e.get("kind"), node(e["dir"]), e["name"], node(e["node"])) for e in r.entries])
+               for r in trace.roots]
     events = []
     for e in _without_tempdir_probe(trace.events):
         d = event_to_dict(e)
@@ -191,7 +193,8 @@ def normalized(trace: Trace) -> dict:
             continue
         events.append(d)
     final = None if trace.final is None else {path(p): v for p, v in trace.final.items()}
-    return {"end": trace.end, "code": trace.code, "report": trace.report.get("kind"), "events": events, "final": final}
+    return {"roots": started, "end": trace.end, "code": trace.code, "report": trace.report.get("kind"),
+            "events": events, "final": final}
 
 
 def _without_tempdir_probe(events):
@@ -213,7 +216,7 @@ def test_both_taps_see_the_same_run(kernel_traces, name, code, job):
     browser = from_json(json.dumps(session().ask({"code": code, "job": job})["trace"]))
     kernel = kernel_traces[name]
     want, got = normalized(kernel), normalized(browser)
-    for key in ("end", "code", "report", "final"):
+    for key in ("roots", "end", "code", "report", "final"):
         assert got[key] == want[key], key
     for i, (k, b) in enumerate(zip(want["events"], got["events"])):
         assert b == k, f"event {i}"

@@ -189,8 +189,8 @@ def test_truncate_unlink_rmdir_symlink_and_failed_calls():
 
 def test_calls_outside_the_roots_are_not_events_and_roots_cannot_go():
     trace = run("""
-        os.makedirs("/home/pyodide/outra", exist_ok=True)
-        with open("/home/pyodide/outra/x", "w") as f:
+        os.makedirs("/outra", exist_ok=True)
+        with open("/outra/x", "w") as f:
             f.write("fora")
         for call in (lambda: os.rmdir("/tmp"), lambda: os.rename(os.getcwd(), "/home/pyodide/movida")):
             try:
@@ -201,6 +201,23 @@ def test_calls_outside_the_roots_are_not_events_and_roots_cannot_go():
     assert [(e.kind, e.ok, e.errno) for e in trace.events if e.kind != "returned"] == [
         ("rmdir", False, "EBUSY"), ("rename", False, "EBUSY")]
     assert trace.output == "True\nTrue\n"
+
+
+def test_the_home_is_a_root_that_nothing_survives_in():
+    trace = run("""
+        home = os.path.expanduser("~")
+        os.makedirs(os.path.join(home, ".cache"), exist_ok=True)
+        with open(os.path.join(home, ".cache", "x"), "w") as f:
+            f.write("1")
+        os.replace(os.path.join(home, ".cache", "x"), "checkpoint.json")  # same file system as the work folder
+        print(sorted(os.listdir(home)))
+    """, states=[{"n": 1}, {"n": 2}])
+    home = trace.root("home")
+    assert (home.path, [e["name"] for e in home.entries]) == ("/home/pyodide", ["projeto"])
+    assert trace.output == "['.cache', 'projeto']\n" * 2  # the second run did not see the first one's files
+    mkdir = fs_events(trace, "mkdir")[0]
+    assert (mkdir.dir, mkdir.name) == (home.node, ".cache")
+    assert [e.ok for e in fs_events(trace, "rename")] == [True, True]
 
 
 def test_a_shared_writable_mmap_is_refused_with_a_message():

@@ -3,7 +3,8 @@
 // (open, io.FileIO, os.write/pwrite, dir_fd, pathlib...). Works in the page's module worker and in Node.
 //
 //   const tap = installFsTap(pyodide.FS);
-//   tap.start([{role: "work", path: "/home/pyodide/projeto"}, {role: "tmp", path: "/tmp"}]);
+//   tap.start([{role: "work", path: "/home/pyodide/projeto"}, {role: "tmp", path: "/tmp"},
+//              {role: "home", path: "/home/pyodide"}]);
 //   ... run ...; tap.mark(ref) keeps a model/tool call in order among the file events
 //   tap.stop(); tap.take() -> {roots, events, final}   (tap.json(): the same as JSON, bytes as latin-1)
 //
@@ -53,6 +54,16 @@ export function installFsTap(FS) {
       if (n.parent === n) return null;
     }
     return null;
+  }
+
+  /** The outermost root holding `node`: roots inside another share its file system (work in home). */
+  function fileSystemOf(node) {
+    let found = null;
+    for (let n = node; n; n = n.parent) {
+      for (const root of roots) if (root.node === n) found = root;
+      if (n.parent === n) break;
+    }
+    return found;
   }
 
   const isRoot = (node) => roots.some((root) => root.node === node);
@@ -207,8 +218,9 @@ export function installFsTap(FS) {
       dir2: to ? id(to.dir) : 0, name2: to?.name ?? basename(newPath), path: oldPath, path2: newPath,
     };
     try {
-      // Each root is its own file system in the CLI (/tmp is a tmpfs): moving between them fails there.
-      if (from && to && node && fromRoot !== toRoot) throw new FS.ErrnoError(EXDEV);
+      // /tmp is a file system of its own in the CLI (a tmpfs), as is the home holding the work folder:
+      // moving between them fails there.
+      if (from && to && node && fileSystemOf(from.dir) !== fileSystemOf(to.dir)) throw new FS.ErrnoError(EXDEV);
       rename(oldPath, newPath);
     } catch (error) {
       if (isErrno(error)) push({ ...event, ok: false, errno: error.errno });

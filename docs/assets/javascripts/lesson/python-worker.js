@@ -5,7 +5,7 @@
 import { loadPyodide } from "../../../pyodide/pyodide.mjs";
 import { installFsTap } from "./fstap.js";
 
-const LESSON_DIR = "/home/pyodide/lesson";
+const LESSON_DIR = "/opt/corretor"; // outside the home, which each graded run empties
 // Captured before any Python runs: the graders also keep student code away from `js`.
 const post = self.postMessage.bind(self);
 let handle = null;
