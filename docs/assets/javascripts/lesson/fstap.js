@@ -6,7 +6,7 @@
 //   tap.start([{role: "work", path: "/home/pyodide/projeto"}, {role: "tmp", path: "/tmp"},
 //              {role: "home", path: "/home/pyodide"}]);
 //   ... run ...; tap.mark(ref) keeps a model/tool call in order among the file events
-//   tap.stop(); tap.take() -> {roots, events, final}   (tap.json(): the same as JSON, bytes as latin-1)
+//   tap.stop(); tap.take() -> {roots, events, final, over}   (tap.json(): the same as JSON, bytes as latin-1)
 //
 // Errno values are Emscripten's numbers (Python's errno module inside Pyodide names them).
 
@@ -27,13 +27,13 @@ export function installFsTap(FS) {
   let ids = new Map(); // FSNode -> this run's number for it (Emscripten never reuses a node object)
   let active = false;
   let depth = 0; // FS calls made by a wrapped FS call (open's truncate, mkdir's mknod) are not events
-  let limits = { events: Infinity, bytes: Infinity };
-  let bytes = 0;
+  let limits = { events: Infinity, data: Infinity };
+  let written = 0; // bytes of write events so far
   let over = null; // the limit a run went past ("events" | "data"): it gets ENOSPC from then on
 
   function push(event) {
-    if (event.data) bytes += event.data.length;
-    if (over || events.length >= limits.events || bytes > limits.bytes) {
+    if (event.data) written += event.data.length;
+    if (over || events.length >= limits.events || written > limits.data) {
       over ??= events.length >= limits.events ? "events" : "data";
       throw new FS.ErrnoError(ENOSPC);
     }
@@ -307,8 +307,8 @@ export function installFsTap(FS) {
       if (typeof rootList === "string") rootList = JSON.parse(rootList);
       ids = new Map();
       events = [];
-      limits = { events: maxEvents, bytes: maxBytes };
-      bytes = 0;
+      limits = { events: maxEvents, data: maxBytes };
+      written = 0;
       over = null;
       roots = rootList.map(({ role, path }) => ({ role, path, node: FS.lookupPath(path, { follow: true }).node }));
       for (const root of roots) {
