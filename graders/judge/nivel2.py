@@ -205,7 +205,7 @@ class Nivel2Judge:
             "runaway": "limite do corretor: " + (_text(limits.get("message")) or
                        "o código chamou o modelo, as ferramentas ou o disco muito mais vezes do que o roteiro prevê"),
             "protocol": "o processo mandou pedidos ilegíveis ao modelo falso",
-            "broken": "o processo de correção falhou (não é culpa do código; tente de novo)",
+            "broken": _text(limits.get("message")) or "o processo de correção falhou (não é culpa do código; tente de novo)",
             "signal": f"o processo foi encerrado pelo sinal {trace.code}",
         }.get(trace.end, "")
 

@@ -19,6 +19,10 @@ from ..replay.states import MODEL, START, TOOL, TORN
 from .nivel2 import complete_key, parse
 
 SHOWN = 2000
+# A run with thousands of crash states (a writer that writes byte by byte) keeps the report and the
+# page small: every failing point up to a share of this, then the rest spread evenly; `total` keeps
+# the real count, so "Queda n de N" still reads the same as in the messages.
+MAX_POINTS = 240
 
 
 def _disk(content) -> dict:
@@ -72,7 +76,12 @@ def describe(judge, power_graded: bool = False) -> dict | None:
         return seen[key]
 
     points, latest = [], None
+    listed = _listed(judge)
     for point in judge.points:
+        if point.n not in listed:
+            if point.state.kind != TORN and complete_key(point.state.content) is not None:
+                latest = parse(point.state.content)
+            continue
         state = point.state
         criterion, message = judge.outcomes.get(point.n, (None, ""))
         power = None
@@ -90,8 +99,24 @@ def describe(judge, power_graded: bool = False) -> dict | None:
         if state.kind != TORN and complete_key(state.content) is not None:
             latest = parse(state.content)
     order = list(dict.fromkeys(p["group"] for p in points))
-    return {"path": judge.shown, "total_ops": judge.total_ops, "groups": order,
+    return {"path": judge.shown, "total_ops": judge.total_ops, "total": judge.total, "groups": order,
             "power_loss": "graded" if power_graded else "advice", "points": points, "disks": disks}
+
+
+def _listed(judge) -> set[int]:
+    """The numbers of the points the timeline lists (all of them, unless there are too many)."""
+    numbers = [p.n for p in judge.points]
+    if len(numbers) <= MAX_POINTS:
+        return set(numbers)
+    failing = [n for n in numbers if n in judge.outcomes or n in judge.power_outcomes][: MAX_POINTS // 2]
+    keep = set(failing) | {numbers[0], numbers[-1]}
+    keep |= {p.n for p in judge.points if p.state.kind in (TOOL, MODEL)}
+    rest = [n for n in numbers if n not in keep]
+    room = max(MAX_POINTS - len(keep), 0)
+    if room and rest:
+        step = len(rest) / room
+        keep |= {rest[int(i * step)] for i in range(min(room, len(rest)))}
+    return keep
 
 
 def _kind(state, judge) -> str:

@@ -42,11 +42,15 @@ STARTER = ROOT / "exercises" / "nivel-2" / "starter.py"
 CODE_CRITERIA = ["escrita-atomica", "ponto-a", "seis-campos", "executavel"]
 FORGE_TARGETS = ("escrita-atomica", "ponto-a")  # what the starter really fails
 REPORT_LIMIT_PER_FILE = 2 * 1024 * 1024
-# The first line of the host's /etc/passwd: a sandboxed submission must not be able to read it.
+# A line of the host's /etc/passwd that the sandbox's own small passwd does not have (its root line
+# is the usual one): a sandboxed submission must not be able to read it.
 try:
-    PASSWD_LINE = Path("/etc/passwd").read_text().splitlines()[0]
+    from graders.cli.sandbox import PASSWD as _SANDBOX_PASSWD
+
+    PASSWD_LINE = next((line for line in Path("/etc/passwd").read_text().splitlines()
+                        if line and line not in _SANDBOX_PASSWD.splitlines()), "")
 except OSError:  # pragma: no cover - every Linux has it
-    PASSWD_LINE = "root:x:0:0:"
+    PASSWD_LINE = ""
 HOST_PIDNS = os.readlink("/proc/self/ns/pid") if os.path.exists("/proc/self/ns/pid") else ""
 
 # Isolation modes under test: None = the CLI's default (auto), else the --isolamento value.

@@ -164,3 +164,19 @@ def test_crash_numbering_is_shared_by_messages():
     assert message.startswith("Queda ")
     n = int(message.split()[1])
     assert primary.points[n - 1].n == n and f"de {primary.total}" in message
+
+
+def test_a_long_run_lists_a_bounded_timeline_with_the_real_total():
+    from graders.judge import timeline
+
+    def chatty(b, s):
+        import json as _json
+        node = b.open("checkpoint.json")  # in place, line by line: hundreds of crash states
+        for line in _json.dumps(s, indent=2).encode().splitlines(keepends=True):
+            b.write(node, line)
+    results, primary = verdict(run_agent(save=chatty))
+    shown = timeline.describe(primary)
+    assert primary.total > timeline.MAX_POINTS
+    assert shown["total"] == primary.total and len(shown["points"]) <= timeline.MAX_POINTS + 16
+    n = int(results["escrita-atomica"].message.split()[1])
+    assert n in {p["n"] for p in shown["points"]}  # the failure the message cites is listed

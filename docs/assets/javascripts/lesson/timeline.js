@@ -47,7 +47,8 @@ function diskNote(disk) {
  */
 export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
   const points = timeline.points || [];
-  const total = points.length;
+  const total = timeline.total || points.length; // a long run lists only some of its points
+  const listed = points.length;
   const failed = points.filter((p) => p.outcome === "falhou").length;
   const marks = [];
   const live = node("p", { class: "crash-timeline__live", "aria-live": "polite" });
@@ -65,7 +66,7 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
   let current = -1;
 
   function select(index, { focus = false } = {}) {
-    if (index < 0 || index >= total) return;
+    if (index < 0 || index >= listed) return;
     if (current >= 0) {
       marks[current].setAttribute("aria-checked", "false");
       marks[current].tabIndex = -1;
@@ -105,10 +106,10 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
     let next = null;
     if (event.key in moves) next = current + moves[event.key];
     else if (event.key === "Home") next = 0;
-    else if (event.key === "End") next = total - 1;
+    else if (event.key === "End") next = listed - 1;
     if (next == null) return;
     event.preventDefault();
-    select(Math.max(0, Math.min(total - 1, next)), { focus: true });
+    select(Math.max(0, Math.min(listed - 1, next)), { focus: true });
   }
 
   const axis = node("div", {
@@ -152,7 +153,8 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
         node("th", { scope: "col" }, "Falta de energia"))),
       node("tbody", {}, ...rows)));
 
-  const legend = `Cada marca é um momento em que o processo poderia morrer (${total} no total; ${failed} deixariam o disco errado). ` +
+  const legend = `Cada marca é um momento em que o processo poderia morrer (${total} no total` +
+    (listed < total ? `, ${listed} mostrados` : "") + `; ${failed} deixariam o disco errado). ` +
     "A1 é depois que o modelo pede a 1ª ferramenta, antes de ela rodar; B1, depois que ela rodou; “modelo 2”, durante a 2ª chamada ao modelo. " +
     (powerFailed ? `Numa falta de energia, ${powerFailed} ${powerFailed === 1 ? "deles deixaria" : "deles deixariam"} o disco errado (marcas com ponto; ${graded ? "conta na nota" : "conselho, não conta na nota"}). ` : "") +
     "Selecione uma marca (ou use as setas) para ver o que a retomada encontraria.";
@@ -167,6 +169,6 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
     table);
   axis.setAttribute("aria-describedby", `${prefix}-intro`);
   const first = points.findIndex((p) => p.outcome === "falhou");
-  if (total) select(first >= 0 ? first : 0);
+  if (listed) select(first >= 0 ? first : 0);
   return { select, selected: () => points[current] };
 }
