@@ -144,6 +144,7 @@ class Nivel2Judge:
         self.points: list[Point] = []
         self.outcomes: dict[int, tuple[str, str]] = {}  # point n -> (criterion, message), process death
         self.power_outcomes: dict[int, str] = {}        # point n -> advice, power loss
+        self.cited: set[int] = set()                    # points a criterion's message names
         self.shown = "/".join(parts)
         self.replay = None
         self.names = _names(trace.events)
@@ -396,11 +397,11 @@ class Nivel2Judge:
             telling, result = failure
             self.outcomes[point.n] = (cid, result.message)
             if telling and (first is None or not first[0]):
-                first = (True, result)
+                first = (True, result, point.n)
             elif first is None:
-                first = (False, result)
-        self._complete_keys = complete
+                first = (False, result, point.n)
         if first is not None:
+            self.cited.add(first[2])
             return first[1]
         return CriterionResult(cid, True)
 
@@ -467,7 +468,9 @@ class Nivel2Judge:
             failure = self.point_failure(point, point.state.content)
             if failure:
                 self.outcomes.setdefault(point.n, (cid, failure))
-                first = first or CriterionResult(cid, False, failure, disk=disk_view(self.label(point), self.shown, point.state.content))
+                if first is None:
+                    self.cited.add(point.n)
+                    first = CriterionResult(cid, False, failure, disk=disk_view(self.label(point), self.shown, point.state.content))
         return first or CriterionResult(cid, True)
 
     def point_failure(self, point: Point, content: bytes | None, power: str = "") -> str:
@@ -537,6 +540,7 @@ class Nivel2Judge:
             expected = self.tokens(state.served)
             found = protocol.problems(saved, task=TASK, conversation=conversation, tokens_allowed=set(expected.values()))
             when = f"No checkpoint em disco na queda {point.n} de {self.total} ({point.where})"
+            self.cited.add(point.n)
             if found:
                 return CriterionResult(cid, False, f"{when}: " + "; ".join(found) + ".",
                                        disk=disk_view(when, self.shown, state.content))
@@ -570,7 +574,9 @@ class Nivel2Judge:
                 if "escrita-atomica" not in failed and content is not None and complete_key(content) is None:
                     message = self._power_unreadable(point, content)
                     self.power_outcomes.setdefault(point.n, message)
-                    found = found or ("escrita-atomica", message)
+                    if found is None:
+                        self.cited.add(point.n)
+                        found = ("escrita-atomica", message)
                     continue
                 if "ponto-a" in failed or self.point_failure(point, state.content):
                     continue
@@ -578,7 +584,9 @@ class Nivel2Judge:
                 if problem:
                     message = problem + " " + self._power_why(state)
                     self.power_outcomes.setdefault(point.n, message)
-                    found = found or ("ponto-a", message)
+                    if found is None:
+                        self.cited.add(point.n)
+                        found = ("ponto-a", message)
         return found
 
     def _power_unreadable(self, point: Point, content: bytes) -> str:

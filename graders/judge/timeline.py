@@ -109,7 +109,7 @@ def _listed(judge) -> set[int]:
     if len(numbers) <= MAX_POINTS:
         return set(numbers)
     failing = [n for n in numbers if n in judge.outcomes or n in judge.power_outcomes][: MAX_POINTS // 2]
-    keep = set(failing) | {numbers[0], numbers[-1]}
+    keep = set(failing) | judge.cited | {numbers[0], numbers[-1]}
     keep |= {p.n for p in judge.points if p.state.kind in (TOOL, MODEL)}
     rest = [n for n in numbers if n not in keep]
     room = max(MAX_POINTS - len(keep), 0)
