@@ -108,7 +108,7 @@ def test_starter_fails_exactly_the_two_fixes_with_messages(lesson):
     assert [c for c, s in got.items() if s == "falhou"] == ["escrita-atomica", "ponto-a"]
     section = widget(page, "nivel-2")
     atomic = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message")
-    assert "Queda simulada" in atomic.inner_text() and "checkpoint.json" in atomic.inner_text()
+    assert atomic.inner_text().startswith("Queda ") and "checkpoint.json" in atomic.inner_text()
     # Verified: the neutral title has given way to the full criterion.
     label = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__label").inner_text()
     assert "os.replace" in label and label != "Correção um: a gravação"
@@ -135,14 +135,15 @@ def test_crash_timeline_selects_the_first_failure_and_shows_its_bytes(lesson):
     assert chosen.get_attribute("data-n") == str(outcomes.index("falhou") + 1), "not the first failing crash"
     detail = section.locator(".crash-timeline__detail")
     assert "Não é um JSON completo (0 bytes)" in detail.inner_text()
-    assert section.locator(".crash-timeline__live").inner_text().endswith("falhou. logo antes da escrita de 850 bytes em checkpoint.json.")
-    # The next crash tears that write after its first byte: exactly that byte is on disk.
+    assert section.locator(".crash-timeline__live").inner_text().endswith(
+        "falhou. logo depois da abertura de checkpoint.json para escrita (criado agora).")
+    # The next crash tears the write that follows after its first byte: exactly that byte is on disk.
     chosen.focus()
     page.keyboard.press("ArrowRight")
     assert page.evaluate("document.activeElement.getAttribute('aria-checked')") == "true"
     assert section.locator(".crash-timeline__mark[aria-checked='true']").count() == 1
-    assert "depois de 1 bytes" in detail.inner_text()
-    assert section.locator(".crash-timeline__disk").inner_text() == "{"
+    assert "depois de 1 byte" in detail.inner_text()
+    assert section.locator(".crash-timeline__columns .crash-timeline__disk").inner_text() == "{"
     page.keyboard.press("End")
     assert section.locator(".crash-timeline__mark[aria-checked='true']").get_attribute("data-n") == str(len(outcomes))
     # The table alternative lists the same crashes, in order, with the same outcomes.
@@ -159,7 +160,7 @@ def test_executar_shows_the_run_and_a_traceback_into_the_editor(lesson):
     section.get_by_role("button", name="Executar").click()
     output = section.locator(".exercise-output")
     output.locator(".exercise-output__checkpoint").wait_for(timeout=VERDICT_TIMEOUT_MS)
-    assert "chamou o modelo 3 vez(es)" in output.inner_text()
+    assert "chamou o modelo 3 vezes" in output.inner_text()
     set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool):\n    x = {}\n    print('oi')\n    return x['falta']\n")
     section.get_by_role("button", name="Executar").click()
     error = output.locator(".exercise-output__error")
@@ -630,14 +631,20 @@ def test_lesson_visuals_the_ab_figure_and_the_kill_the_process_demo(browser, sit
     steps = figure.locator("li")
     assert steps.count() == 6 and "A(n)" in steps.nth(2).inner_text() and "Queda durante a ferramenta" in steps.nth(3).inner_text()
     demo = page.locator(".torn-demo[data-mounted]")
-    demo.get_by_role("button", name="Matar o processo 30 vezes em cada versão").click()
+    demo.get_by_role("button", name="Derrubar cada versão 30 vezes").click()
     demo.locator(".torn-demo__table").wait_for(timeout=VERDICT_TIMEOUT_MS)
-    atomic = demo.locator("tr[data-writer='atomico'] td[data-unreadable]").inner_text()
-    in_place = demo.locator("tr[data-writer='no-lugar'] td[data-unreadable]").inner_text()
-    assert atomic == "0" and int(in_place) > 0
+
+    def count(writer, column):
+        return int(demo.locator(f"tr[data-writer='{writer}'] td[data-{column}]").get_attribute(f"data-{column}"))
+
+    # A killed process: only the in-place writer leaves unreadable files. A power loss: the temporary
+    # renamed without os.fsync can come back empty too; the durable writer never leaves one.
+    assert count("atomico", "unreadable") == 0 and count("no-lugar", "unreadable") > 0
+    assert count("duravel", "unreadable") == 0 and count("duravel", "power-unreadable") == 0
+    assert count("atomico", "power-unreadable") > 0
     dump = demo.locator(".torn-demo__bytes").inner_text()
     assert dump.splitlines()[-1][:4].isalnum() and len(dump.splitlines()) >= 2
-    assert demo.get_by_role("button", name="Matar o processo 30 vezes em cada versão").is_enabled()
+    assert demo.get_by_role("button", name="Derrubar cada versão 30 vezes").is_enabled()
     context.close()
 
 
@@ -677,3 +684,26 @@ def test_a_syntax_error_is_explained_in_portuguese_with_code(lesson):
     assert "Erro de sintaxe na linha 1" in text and "faltou" in text and "expected" not in text
     assert "`" not in text and error.locator("code").count() >= 1
     set_code(page, "nivel-2", SOLUTION)
+
+
+def test_power_loss_is_advice_beside_the_killed_process(lesson):
+    """Atomic without os.fsync: every criterion passes, and the timeline marks where a power loss would
+    leave an empty checkpoint.json, as advice (not counted), with the file it would leave."""
+    from conftest import ROOT
+
+    page, _ = lesson
+    source = (ROOT / "tests" / "corpus" / "nivel-2" / "ok_os_replace_no_fsync.py").read_text(encoding="utf-8")
+    set_code(page, "nivel-2", source)
+    verify(page, "nivel-2")
+    got = states(page, "nivel-2")
+    assert all(got[c] == "ok" for c in ("escrita-atomica", "ponto-a", "seis-campos", "executavel")), got
+    section = widget(page, "nivel-2")
+    advised = section.locator(".crash-timeline__mark[data-power='falhou']")
+    assert advised.count() > 0
+    assert section.locator(".crash-timeline__mark[data-outcome='falhou']").count() == 0
+    advised.first.click()
+    power = section.locator(".crash-timeline__power")
+    assert power.is_visible() and "Numa falta de energia" in power.inner_text()
+    assert power.locator(".crash-timeline__badge").inner_text() == "aviso"
+    assert "os.fsync" in power.inner_text() and "vazio" in power.inner_text()
+    assert "conselho, não conta na nota" in section.locator(".crash-timeline__intro").inner_text()
