@@ -1,18 +1,17 @@
-"""Ground truth for the crash simulator: real SIGKILLs, injected by strace at every file-system syscall
-of nivel-2 corpus submissions, must give the escrita-atomica and ponto-a verdicts the corpus expects."""
+"""Ground truth for the replay: real SIGKILLs, injected by strace at every file-system syscall (and
+inside every tool and model call) of nivel-2 corpus submissions run for real, leave on disk exactly the
+states the grader derives from its one traced run (graders.replay, killed-process model)."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
 import subprocess
 import sys
 import time
-import warnings
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -54,43 +53,41 @@ WRITE_FLAGS = re.compile(r"\bO_(?:WRONLY|RDWR|CREAT|TRUNC|APPEND)\b")
 # loops, raises, climbs frames) has no honest disk behaviour to compare; the others get a verdict
 # that does not come from crash states, so a kill cannot confirm or refute it.
 EXCLUDED = {
-    "bad_disables_crash_plan": "hostile: switches the grader's crash simulator off",
-    "bad_edits_the_script": "hostile: edits the grader's fake model through call_model.__self__",
-    "bad_exit_builtin_in_save": "hostile: exit() in the middle of the run",
-    "bad_gc_objects": "hostile: searches the grader's objects with gc",
-    "bad_infinite_loop": "cli-only: loops forever",
-    "bad_inspect_frames": "hostile: climbs frames to the grader",
-    "bad_js_bridge": "hostile: Pyodide's js module",
+    # Runs that never reach a state to compare: they loop, exit, raise or do not load.
+    "bad_exit_builtin_in_save": "exit() in the middle of the run",
+    "bad_infinite_loop": "loops forever",
     "bad_no_run_agent": "no run_agent to run",
-    "bad_os_exit_in_loop": "hostile: os._exit()",
+    "bad_os_exit_in_loop": "os._exit() at the end: run_real.py never sees run_agent return",
     "bad_raises": "raises inside run_agent",
-    "bad_retries_forever": "cli-only: retries forever",
+    "bad_retries_forever": "retries forever",
     "bad_syntax_error": "does not compile",
-    "bad_sys_exit_on_import": "hostile: sys.exit() on import",
+    "bad_sys_exit_on_import": "sys.exit() on import",
+    "bad_js_bridge": "imports Pyodide's js module: fails to load here",
+    # Code aimed at the old in-process grader's objects: under run_real.py there is none to find, so the
+    # run behaves differently from the graded one by design (the graded run is compared in tests/adversarial).
+    "bad_disables_crash_plan": "hostile: reaches for grader objects",
+    "bad_edits_the_script": "hostile: reaches for grader objects",
+    "bad_gc_objects": "hostile: searches the grader's objects with gc",
+    "bad_inspect_frames": "hostile: climbs frames to the grader",
     "bad_tamper_grader": "hostile: patches the grader",
-    "bad_tamper_json_loads": "hostile: rebinds json.loads",
-    "bad_tamper_only_after_crash": "hostile: rebinds json.loads when crashed",
-    "bad_tamper_restores_open": "hostile: restores the untraced io.open",
     "bad_traceback_frames": "hostile: frames from a traceback",
-    "bad_unhooks_audit": "hostile: silences the grader's audit hook",
+    "bad_unhooks_audit": "hostile: silences an audit hook",
     "bad_walks_frames": "hostile: sys._getframe to the grader",
-    # Verdicts that are refusals, not crash results.
-    "bad_fileio_bypass": "the grader refuses to judge code that bypasses it (io.FileIO)",
-    "bad_no_tools_no_save": "the grader refuses to judge: no tool call, no checkpoint at all",
-    # The grader fails a rename across folders as one across file systems (where os.replace fails
-    # with EXDEV and shutil.move copies); here both folders share one file system: no kill shows it.
-    "bad_tmp_in_subfolder": "cross-folder rename: judged by policy, invisible on one file system",
-    "bad_tmp_in_system_tmp": "cross-folder rename: judged by policy, invisible on one file system",
-    "bad_tmp_hardcoded_in_tmp": "cross-folder rename, and a fixed path in the real /tmp that parallel runs would share",
-    # Left out for time only (228 kill points, one per line written): its in-place write already
-    # fails at the first kill, like bad_only_point_a_fixed. ok_line_buffered keeps the many-writes case.
-    "bad_line_buffered_in_place": "slow and redundant: fails at its first write, like bad_only_point_a_fixed",
+    # Its states hold time.time(): no two runs write the same bytes.
+    "bad_extra_field": "writes a timestamp: the real and the graded run cannot hold the same bytes",
+    # Rebinds json.loads for the whole process, which breaks run_real.py's own fakes (they share it).
+    "bad_tamper_json_loads": "rebinds json.loads under run_real.py's in-process fakes",
+    # EXDEV needs /tmp on another file system, as in the grader's sandbox; here it is not.
+    "bad_tmp_hardcoded_in_tmp": "/tmp is another file system in the sandbox only",
+    "bad_tmp_in_system_tmp": "/tmp is another file system in the sandbox only",
+    # 228 kill points, one per line written: slow, and ok_line_buffered keeps the many-writes case.
+    "bad_line_buffered_in_place": "slow and redundant: its first in-place write already differs from an atomic one",
 }
 
 
 def _selected():
     cases = [c for c in all_cases() if c.exercise == "nivel-2" and c.path.suffix == ".py"]
-    return [c for c in cases if c.name not in EXCLUDED and not c.cli_only]
+    return [c for c in cases if c.name not in EXCLUDED]
 
 
 CASES = _selected()
@@ -180,6 +177,7 @@ class KillPoint:
     path: str = ""  # the file a descriptor syscall works on (strace -y)
     tool_call: int = 0  # > 0: a kill inside the tool_call-th execute_tool
     tool_name: str = ""
+    model_call: int = 0  # > 0: a kill inside the model_call-th call to the model
     model_calls: int = 0  # calls to the fake model before this point
 
 
@@ -191,6 +189,9 @@ def kill_points(calls: list[Call], base: Path) -> list[KillPoint]:
     for pos, call in enumerate(calls[start + 1: end]):
         if call.name == "getxattr" and f'"{MARKER_DIR}/model/' in call.args:
             model_calls += 1
+            point = KillPoint(pos, call.name, call.nth, call.text, model_calls=model_calls, model_call=model_calls)
+            points.append(point)
+            continue
         # Paths shown relative to the clean run's folder: "./checkpoint.json".
         what = call.text.split(None, 1)[1].replace(os.path.realpath(base / "clean" / "work"), ".")
         what = what if len(what) <= 180 else what[:177] + "..."
@@ -220,7 +221,9 @@ def kill_points(calls: list[Call], base: Path) -> list[KillPoint]:
     return points
 
 
-# --- reading the folder as a resume would -------------------------------------------------------
+# --- what the real kills left, beside what the grader replays ---------------------------------------
+
+JUDGED = ("checkpoint.json", "checkpoints/checkpoint.json")
 
 
 def folder_files(work: Path) -> dict[str, bytes]:
@@ -229,31 +232,6 @@ def folder_files(work: Path) -> dict[str, bytes]:
         if path.is_file():
             found[str(path.relative_to(work))] = path.read_bytes()
     return found
-
-
-def live_path(timeline: list[dict[str, bytes]]) -> str:
-    """The checkpoint.json a resume reads: the one rewritten most often (a history copy is written
-    once); on a tie the shallowest, e.g. ./checkpoint.json before ./checkpoints/checkpoint.json."""
-    paths = {p for files in timeline for p in files if os.path.basename(p) == CHECKPOINT}
-    changes = {p: sum(a.get(p) != b.get(p) for a, b in zip([{}] + timeline, timeline)) for p in paths}
-    return min(paths, key=lambda p: (-changes[p], p.count("/"), p), default=CHECKPOINT)
-
-
-def load(content: bytes | None):
-    """The JSON in content, or raise ValueError (what a resumed process would hit)."""
-    if content is None:
-        raise ValueError("absent")
-    return json.loads(content.decode("utf-8-sig"))
-
-
-def show(files: dict[str, bytes], live: str) -> str:
-    listing = ", ".join(f"{p} ({len(b)} B)" for p, b in files.items()) or "nothing"
-    content = files.get(live)
-    if content is None:
-        return f"folder held: {listing}; no {live}"
-    text = content.decode("utf-8", "replace").replace("\n", " ")
-    shown = text if len(text) <= 160 else f"{text[:80]} … {text[-70:]}"
-    return f"folder held: {listing}; {live} = «{shown}»"
 
 
 @dataclass
@@ -279,138 +257,35 @@ def kill_at(submission: Path, base: Path, point: KillPoint) -> Kill:
     return kill
 
 
-# --- judging the kills ----------------------------------------------------------------------
-
-
-@dataclass
-class Judged:
-    passed: dict[str, bool] = field(default_factory=dict)
-    why: dict[str, str] = field(default_factory=dict)
-
-
-def where(point: KillPoint) -> str:
-    return f"before `{point.what}` ({point.name} call #{point.nth} of the process)"
-
-
-def has_result(state, tool_use_id: str) -> bool:
-    """Does the state's messages hold the tool_result of this tool_use?"""
-    messages = state.get("messages") if isinstance(state, dict) else None
-    return isinstance(messages, list) and any(
-        isinstance(m, dict) and isinstance(m.get("content"), list)
-        and any(isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id
-                for b in m["content"])
-        for m in messages
-    )
-
-
-def judge(kills: list[Kill], final: dict[str, bytes], live: str, script: dict) -> Judged:
-    out = Judged()
-    tool_uses, model_turns = script["tool_uses"], len(script["responses"])
-
-    # escrita-atomica: after every kill, the live checkpoint is absent (only while no complete one
-    # had been written yet, or once the model has given its final answer: a finished task has
-    # nothing to resume) or a complete JSON document equal to one written before the kill.
-    # A real kill never tears a write, so the disk it leaves is one the program itself produced:
-    # "complete ones written before" are the states that parsed at this kill point or earlier.
-    written: set[str] = set()
-    failure = ""
-    for kill in kills:
-        content = kill.files.get(live)
-        try:
-            key = json.dumps(load(content), sort_keys=True)
-        except ValueError as exc:
-            if content is None and (not written or kill.point.model_calls >= model_turns):
-                continue
-            what = "vanished after a complete one had been written" if content is None else f"is not JSON ({exc})"
-            failure = failure or f"kill {where(kill.point)}: {live} {what}; {show(kill.files, live)}"
-            continue
-        written.add(key)
-    out.passed["escrita-atomica"] = not failure
-    out.why["escrita-atomica"] = failure or f"none of the {len(kills)} kills left {live} unreadable or lost"
-
-    # ponto-a: a kill inside execute_tool (tool k) leaves on disk a pendingToolUse with the id, name
-    # and input of block k (point A); after tool k returns, some state on disk has its tool_result
-    # in messages and pendingToolUse = null (point B) before the next tool runs (or at the end).
-    turn_of = {u["name"]: k for k, u in enumerate(tool_uses, start=1)}
-    tool_kills = [k for k in kills if k.point.tool_call]
-    failure = ""
-    if sorted({k.point.tool_name for k in tool_kills}) != sorted(turn_of):
-        failure = f"run_agent ran tools {[k.point.tool_name for k in tool_kills]}, not the script's two"
-    for kill in tool_kills if not failure else []:
-        k = turn_of[kill.point.tool_name]
-        block = tool_uses[k - 1]
-        expected = {"id": block["id"], "name": block["name"], "input": block["input"]}
-        label = f"kill inside execute_tool #{kill.point.tool_call} ({kill.point.tool_name})"
-        try:
-            state = load(kill.files.get(live))
-        except ValueError as exc:
-            failure = f"{label}: {live} unreadable ({exc}); {show(kill.files, live)}"
-            break
-        pending = state.get("pendingToolUse", "absent") if isinstance(state, dict) else "absent"
-        if not isinstance(pending, dict) or any(pending.get(key) != value for key, value in expected.items()):
-            failure = f"{label}: pendingToolUse = {pending!r}, expected {expected!r}; {show(kill.files, live)}"
-            break
-    if not failure:
-        last = [k for n, k in enumerate(tool_kills)
-                if all(o.point.tool_name != k.point.tool_name for o in tool_kills[n + 1:])]
-        for n, kill in enumerate(last):
-            k = turn_of[kill.point.tool_name]
-            stop = last[n + 1].point.pos if n + 1 < len(last) else None
-            seen = [x.files.get(live) for x in kills
-                    if x.point.pos > kill.point.pos and (stop is None or x.point.pos <= stop)]
-            if stop is None:
-                seen.append(final.get(live))
-            states = []
-            for content in seen:
-                try:
-                    states.append(load(content))
-                except ValueError:
-                    pass
-            if not any(isinstance(s, dict) and s.get("pendingToolUse", "absent") is None
-                       and has_result(s, tool_uses[k - 1]["id"]) for s in states):
-                failure = (f"after {kill.point.tool_name} returned, no state on disk had its tool_result and "
-                           f"pendingToolUse = null (point B) before the next tool or the end")
-                break
-    out.passed["ponto-a"] = not failure
-    out.why["ponto-a"] = failure or f"every kill inside execute_tool left the pending call in {live}, and point B followed"
+def squeeze(contents: list) -> list:
+    """Consecutive equal states as one: a run of calls that left the judged file alone is one state."""
+    out = []
+    for content in contents:
+        if not out or out[-1] != content:
+            out.append(content)
     return out
 
 
-def torn_write_could_fail(points: list[KillPoint], live_file: Path) -> bool:
-    """Is the live checkpoint itself written by a write syscall (in place)? Only then can a torn write
-    (what the simulator adds to real kills, standing for power loss) leave it half-written."""
-    return any(p.name in WRITES and p.path == str(live_file) for p in points)
-
-
-# --- the tests --------------------------------------------------------------------------------
-
-
-def test_strace_is_installed():
-    assert Path(STRACE).is_file(), f"{STRACE} not found: `apt-get install strace` (make test does it)"
-
-
-def test_selection_exercises_both_criteria():
-    ok = [c for c in CASES if c.name.startswith("ok_")]
-    bad = [c for c in CASES if c.name.startswith("bad_") and not all(c.expected[k] for k in CRITERIA)]
-    assert len(ok) >= 10 and len(bad) >= 8, (len(ok), len(bad))
-    for criterion in CRITERIA:
-        assert sum(not c.expected[criterion] for c in CASES) >= 5, criterion
-    corpus = {c.name for c in all_cases() if c.exercise == "nivel-2"}
-    assert set(EXCLUDED) <= corpus, set(EXCLUDED) - corpus
-
-
 @dataclass
-class RealVerdict:
-    judged: Judged
+class Compared:
+    real: dict[str, list]       # judged path -> the states real kills left (squeezed), then the final folder
+    replayed: dict[str, list]   # judged path -> the replay's killed-process states (squeezed)
+    tools: dict[str, list]      # judged path -> [(real, replayed)] inside each tool call
+    models: dict[str, list]     # judged path -> [(real, replayed)] inside each model call
     kills: int
-    live: str
-    torn_possible: bool  # the live checkpoint is written in place: a torn write could break it
     seconds: float
 
 
-def real_verdict(submission: Path, base: Path) -> RealVerdict:
-    """One clean traced run, then one run per kill point, each killed there by strace; judge the folders."""
-    from graders.fake_agent import script
+def replayed(submission: Path):
+    """The grader's one traced run of the submission, in its sandbox."""
+    from graders.grading import default_run
+    from graders.judge.nivel2 import job
+
+    return default_run()(submission.read_text(encoding="utf-8"), submission.name, job())
+
+
+def compare(submission: Path, base: Path) -> Compared:
+    from graders.replay.states import MODEL, TOOL, TORN, replay
 
     started = time.perf_counter()
     clean = run_traced(submission, base / "clean")
@@ -420,67 +295,92 @@ def real_verdict(submission: Path, base: Path) -> RealVerdict:
     final = folder_files(clean.workdir)
     points = kill_points(parse(clean.lines), base)
     assert points, f"{submission.name}: no file-system syscall or tool call seen during run_agent"
-
     kills = list(POOL.map(lambda ip: kill_at(submission, base / f"kill-{ip[0]}", ip[1]), enumerate(points)))
     misplaced = [f"  {k.point.name} #{k.point.nth} (`{k.point.what}`): {k.problem}" for k in kills if k.problem]
     assert not misplaced, f"{submission.name}: kills that did not land as planned:\n" + "\n".join(misplaced)
 
-    live = live_path([k.files for k in kills] + [final])
-    judged = judge(kills, final, live, script())
-    torn = torn_write_could_fail(points, Path(os.path.realpath(clean.workdir / live)))
-    return RealVerdict(judged, len(kills), live, torn, time.perf_counter() - started)
+    trace = replayed(submission)
+    assert trace.ended_cleanly, f"{submission.name}: the graded run did not end cleanly ({trace.end})"
+    out = Compared({}, {}, {}, {}, len(kills), 0.0)
+    for path in JUDGED:
+        states = replay(trace, tuple(path.split("/"))).states
+        calls = [k for k in kills if not k.point.tool_call and not k.point.model_call]
+        out.real[path] = squeeze([None] + [k.files.get(path) for k in calls] + [final.get(path)])
+        out.replayed[path] = squeeze([s.content for s in states if s.kind != TORN])
+        real_tools = [k.files.get(path) for k in kills if k.point.tool_call]
+        real_models = [k.files.get(path) for k in kills if k.point.model_call]
+        out.tools[path] = list(zip(real_tools, [s.content for s in states if s.kind == TOOL]))
+        out.models[path] = list(zip(real_models, [s.content for s in states if s.kind == MODEL]))
+        assert len(real_tools) == sum(s.kind == TOOL for s in states), (path, len(real_tools))
+        assert len(real_models) == sum(s.kind == MODEL for s in states), (path, len(real_models))
+    out.seconds = time.perf_counter() - started
+    return out
+
+
+def brief(content) -> str:
+    if content is None:
+        return "(absent)"
+    text = content.decode("utf-8", "replace").replace("\n", " ")
+    return repr(text if len(text) <= 120 else f"{text[:60]} … {text[-50:]}")
+
+
+# --- the tests --------------------------------------------------------------------------------
+
+
+def test_strace_is_installed():
+    assert Path(STRACE).is_file(), f"{STRACE} not found: `apt-get install strace` (make test does it)"
+
+
+def test_selection_covers_honest_and_buggy_code():
+    ok = [c for c in CASES if all(c.expected.values())]
+    bad = [c for c in CASES if not all(c.expected.values())]
+    assert len(ok) >= 20 and len(bad) >= 20, (len(ok), len(bad))
+    corpus = {c.name for c in all_cases() if c.exercise == "nivel-2"}
+    assert set(EXCLUDED) <= corpus, set(EXCLUDED) - corpus
 
 
 @pytest.fixture(scope="session")
-def real_verdicts(request, tmp_path_factory):
+def comparisons(request, tmp_path_factory):
     """Start the real-kill runs of every selected submission at once; each test waits for its own."""
     if not Path(STRACE).is_file():
         pytest.fail(f"{STRACE} not found: `apt-get install strace` (make test does it)")
     wanted = [item.callspec.params["case"] for item in request.session.items
-              if getattr(item, "originalname", "") == "test_real_kills_agree_with_expectation"]
+              if getattr(item, "originalname", "") == "test_real_kills_leave_the_replayed_states"]
     base = tmp_path_factory.mktemp("real-kills")
     outer = ThreadPoolExecutor(max_workers=SUBMISSIONS_AT_ONCE)
-    futures = {case.name: outer.submit(real_verdict, case.path, base / case.name) for case in wanted}
+    futures = {case.name: outer.submit(compare, case.path, base / case.name) for case in wanted}
     yield futures
     outer.shutdown(wait=True, cancel_futures=True)
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.path.name)
-def test_real_kills_agree_with_expectation(case, real_verdicts):
-    real = real_verdicts[case.name].result()
+def test_real_kills_leave_the_replayed_states(case, comparisons):
+    got = comparisons[case.name].result()
     problems = []
-    for criterion in CRITERIA:
-        expected, got = case.expected[criterion], real.judged.passed[criterion]
-        if got == expected:
-            continue
-        if criterion == "escrita-atomica" and got and not expected and real.torn_possible:
-            # Allowed, this direction only: a kill never tears one write() in half, while the
-            # simulator also crashes mid-write (power loss) and so may fail an in-place write.
-            warnings.warn(f"{case.path.name}: escrita-atomica passes real kills; only a torn in-place write fails it")
-            continue
-        why = real.judged.why[criterion]
-        if got and not expected and criterion == "escrita-atomica":
-            why += f"; nothing writes {real.live} in place, so a torn write cannot matter either"
-        problems.append(
-            f"  {criterion}: real kills say {'ok' if got else 'falhou'}, the corpus expects "
-            f"{'ok' if expected else 'falhou'}\n    {why}"
-        )
-    assert not problems, (
-        f"{case.path.name} ({case.why}); {real.kills} real kills in {real.seconds:.1f}s, live file {real.live}:\n"
-        + "\n".join(problems)
-    )
+    for path in JUDGED:
+        real, replay = got.real[path], got.replayed[path]
+        if real != replay:
+            problems.append(f"  {path}: real kills went through {len(real)} states, the replay {len(replay)}:\n"
+                            + "\n".join(f"    real {brief(a)}\n    repl {brief(b)}"
+                                        for a, b in zip(real + [None] * 9, replay + [None] * 9)
+                                        if a != b)[:3000])
+        for label, pairs in (("tool", got.tools[path]), ("model call", got.models[path])):
+            for n, (a, b) in enumerate(pairs, start=1):
+                if a != b:
+                    problems.append(f"  {path}: inside {label} {n}, real {brief(a)} but replayed {brief(b)}")
+    assert not problems, f"{case.path.name} ({case.why}); {got.kills} real kills in {got.seconds:.1f}s:\n" + "\n".join(problems)
 
 
-def test_torn_write_asymmetry_is_real_and_detected(tmp_path):
-    """A sample whose only fault is one in-place write(): kills pass it, the simulator fails it."""
+def test_torn_write_is_what_real_kills_cannot_show(tmp_path):
+    """A sample whose only fault is one in-place write(): every real kill leaves a complete file, the
+    replay agrees on every one of those states, and only its cuts of that write fail the grade."""
     from graders.grading import grade
     from graders.submission import read
 
-    if not Path(STRACE).is_file():
-        pytest.fail(f"{STRACE} not found: `apt-get install strace` (make test does it)")
     sample = Path(__file__).with_name("samples") / "torn_in_place.py"
-    real = real_verdict(sample, tmp_path)
-    assert real.judged.passed == {"escrita-atomica": True, "ponto-a": True}, real.judged.why
-    assert real.torn_possible
-    verdict = {c.id: c.passed for c in grade("nivel-2", read(str(sample), "nivel-2"), sample.name).criteria}
-    assert verdict["escrita-atomica"] is False and verdict["ponto-a"] is True, verdict
+    got = compare(sample, tmp_path)
+    assert got.real["checkpoint.json"] == got.replayed["checkpoint.json"]
+    assert all(c is None or c.startswith(b"{") and c.endswith(b"}") for c in got.real["checkpoint.json"])
+    verdict = {c.id: c for c in grade("nivel-2", read(str(sample), "nivel-2"), sample.name).criteria}
+    assert verdict["escrita-atomica"].passed is False and verdict["ponto-a"].passed is True
+    assert "no meio da escrita" in verdict["escrita-atomica"].message
