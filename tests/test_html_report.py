@@ -104,11 +104,13 @@ def test_json_report_carries_the_crash_points(reports):
     _, results, _ = reports
     starter = next(r for r in results if r["file"].endswith("bad_seed_starter.py"))
     timeline = starter["timeline"]
-    assert timeline["path"] == "checkpoint.json" and timeline["groups"][0] == "ferramenta 1"
+    assert timeline["path"] == "checkpoint.json" and timeline["groups"][:3] == ["início", "modelo 1", "ferramenta 1"]
+    assert timeline["total"] == len(timeline["points"]) and timeline["power_loss"] == "advice"
     failing = [p for p in timeline["points"] if p["outcome"] == "falhou"]
     assert {p["criterion"] for p in failing} == {"escrita-atomica", "ponto-a"}
     for point in timeline["points"]:
-        assert set(point) >= {"n", "op", "torn_at", "kind", "group", "where", "outcome", "criterion", "message", "expected", "disk"}
+        assert set(point) >= {"n", "op", "torn_at", "kind", "group", "where", "outcome", "criterion", "message", "expected",
+                              "disk", "power"}
         assert 0 <= point["disk"] < len(timeline["disks"])
     assert "timeline" not in next(r for r in results if r["file"].endswith("bad_syntax_error.py"))
 
