@@ -184,7 +184,7 @@ class Nivel2Judge:
         if report.get("phase") == "load" and report.get("kind") not in (None, "ok"):
             return f"Não dá para avaliar: {self._failure_text() or 'o código não carregou'}."
         if report.get("kind") == "missing":
-            return f"Não dá para avaliar: {_text(report.get('message')) or 'a função run_agent não existe'}."
+            return f"Não dá para avaliar: {job()['missing']}."
         if len(self.models) < len(self.responses):
             why = self._end_text() if trace.end != "exit" else ""
             return ("Não dá para avaliar as quedas: run_agent não chegou à resposta final do modelo"
@@ -219,6 +219,8 @@ class Nivel2Judge:
         cid = "executavel"
         trace = self.trace
         refused = [e for e in trace.events if e.kind == "refused"]
+        if (trace.report or {}).get("kind") == "missing":
+            return CriterionResult(cid, False, f"O código não roda: {job()['missing']}.")
         if not trace.ended_cleanly:
             why = self._end_text() if trace.end != "exit" else (self._failure_text() or f"o processo terminou com o código {trace.code}")
             if refused:
