@@ -24,8 +24,8 @@ from sitebuild import finish as step
 
 # What a build reads, besides node_modules/ (linked, never copied).
 PROJECT_FILES = ("mkdocs.yml", "package-lock.json")
-PROJECT_DIRS = ("docs", "overrides", "exercises", "graders")
-WATCHED = PROJECT_FILES + PROJECT_DIRS + ("sitebuild",)
+PROJECT_DIRS = ("docs", "overrides", "exercises", "graders", "sitebuild")
+WATCHED = PROJECT_FILES + PROJECT_DIRS
 
 
 def builder_command(builder: str, site: Path) -> list[str]:
