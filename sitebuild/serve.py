@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import http.server
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -87,6 +88,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 def serve(builder: str, root: Path, host: str, port: int, poll_s: float = 0.5) -> None:
+    # Stopped by a service manager or `kill` as by Ctrl+C: the staging copy is removed either way.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     with tempfile.TemporaryDirectory(prefix="licao-serve-") as tmp:
         project = Path(tmp) / "project"
         site = project / "site"

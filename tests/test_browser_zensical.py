@@ -1,6 +1,6 @@
 """Smoke test of the Zensical build (`make build BUILDER=zensical`) in a real Chromium, on a plain static
-server: the lesson opens, the reference solution of Nível 2 passes every criterion, and once the
-server is gone the lesson reloads and grades again. What a grader says is its own business: only
+server: the lesson opens, the reference solution of Nível 2 passes every criterion (with no serious
+WCAG violation on screen), and once the server is gone the lesson reloads and grades again. What a grader says is its own business: only
 "every criterion passes" is asserted here."""
 
 from __future__ import annotations
@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 
+from test_browser_a11y import assert_no_serious_violations
 from test_browser_offline import Host, first_visit
 from test_browser_site import Recorder
 from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, states, verify
@@ -42,6 +43,8 @@ def test_zensical_build_grades_the_reference_solution_online_and_offline(browser
         assert page.locator("section.exercise").count() == 3
         got = reference_solution_passes(page)
         assert got and set(got.values()) == {"ok"}, got
+        # Zensical's theme is not mkdocs-material's: lesson.css evens out what axe-core would flag.
+        assert_no_serious_violations(page, "the Zensical build's lesson after a check")
 
         zensical_host.down()
         page.reload()
