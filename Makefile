@@ -58,7 +58,7 @@ BUILD_SITE   := $(PY) -m mkdocs build --strict
 SERVE_SITE   := $(PY) -m mkdocs serve --strict --dev-addr $(HOST):$(PORT)
 else ifeq ($(BUILDER),zensical)
 BUILDER_DEPS := $(VENV)/.zensical-deps
-# --clean: Zensical caches pages by their Markdown; an exercise.toml change must reach the page.
+# --clean: no page from the cache of an earlier build (the exercise fence reads exercises/ on its own).
 BUILD_SITE   := $(VENV)/bin/zensical build --strict --clean
 # Not `zensical serve` (it sends .wasm with the wrong type); see sitebuild/serve.py.
 SERVE_SITE   := $(PY) -m sitebuild serve --builder zensical --dev-addr $(HOST):$(PORT)

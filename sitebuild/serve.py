@@ -35,7 +35,7 @@ def builder_command(builder: str, site: Path) -> list[str]:
     if builder == "mkdocs":
         return [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)]
     if builder == "zensical":
-        # --clean: Zensical caches pages by their Markdown, and an exercise.toml change must show.
+        # --clean: no page from the cache of an earlier build (the exercise fence reads exercises/ on its own).
         return [str(bindir / "zensical"), "build", "--strict", "--clean"]
     raise ValueError(f"construtor desconhecido: {builder!r} (use mkdocs ou zensical)")
 

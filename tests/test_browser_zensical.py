@@ -9,6 +9,7 @@ import shutil
 
 import pytest
 
+from conftest import _serve
 from test_browser_a11y import assert_no_serious_violations
 from test_browser_offline import Host, first_visit
 from test_browser_site import Recorder
@@ -55,3 +56,25 @@ def test_zensical_build_grades_the_reference_solution_online_and_offline(browser
         assert recorder.console_errors == []
     finally:
         context.close()
+
+
+def test_zensical_build_navigates_without_reloading_and_mounts_the_exercises(browser, zensical_site):
+    """Instant navigation, with its named progress bar (overrides/partials/progress.html), even though
+    this build's SITE_URL is not the address it is served at."""
+    server = _serve(zensical_site)
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    recorder = Recorder(context)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        assert page.locator(".md-progress[role=progressbar]").get_attribute("aria-label") == "Carregando a página"
+        page.evaluate("window.__samePage = true")
+        page.get_by_role("link", name="Começar a Lição 2").click()
+        page.wait_for_url(url + "licao-2/")
+        page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+        assert page.evaluate("window.__samePage === true"), "the click reloaded the page"
+        assert recorder.foreign(url) == [] and recorder.console_errors == []
+    finally:
+        context.close()
+        server.shutdown()
