@@ -128,3 +128,40 @@ def test_the_service_worker_switch_is_read_from_mkdocs_yml(env, extra, on, tmp_p
         source = re.sub(r"^extra:\n(?:  .*\n)+", extra, source, flags=re.M)
     (tmp_path / "mkdocs.yml").write_text(source, encoding="utf-8")
     assert step.service_worker_setting(tmp_path / "mkdocs.yml") is on
+
+
+def test_serve_with_zensical_builds_finishes_and_serves_wasm_as_wasm():
+    """`make serve BUILDER=zensical`: never into site/, the service worker off, .wasm as application/wasm
+    (Zensical's own server sends application/octet-stream, which the browser refuses to compile)."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    worker = ROOT / "site" / "sw.js"
+    before = worker.stat().st_mtime_ns if worker.exists() else None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sitebuild", "serve", "--builder", "zensical", "--dev-addr", f"127.0.0.1:{port}",
+         "--config", str(ROOT / "mkdocs.yml")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                lesson = urllib.request.urlopen(url + "licao-2/").read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "the server never came up"
+                time.sleep(0.3)
+        assert 'data-exercise="nivel-2"' in lesson and '<meta name="lesson-service-worker" content="off">' in lesson
+        with urllib.request.urlopen(url + "pyodide/pyodide.asm.wasm") as response:
+            assert response.headers["Content-Type"] == "application/wasm"
+        assert '"off":true' in urllib.request.urlopen(url + "sw.js").read().decode()
+    finally:
+        proc.terminate()
+        output = proc.communicate(timeout=20)[0]
+    assert proc.returncode == 0, output
+    assert (worker.stat().st_mtime_ns if worker.exists() else None) == before, "serve wrote into site/"
