@@ -8,6 +8,9 @@ PY        := $(VENV)/bin/python
 CHROMIUM  ?= /usr/bin/chromium
 HOST      ?= 127.0.0.1
 PORT      ?= 8000
+# Which program renders the pages: mkdocs (the default, see README) or zensical. Either way the
+# same post-build step of our own (python -m sitebuild finish) completes and checks site/.
+BUILDER   ?= mkdocs
 
 export NO_MKDOCS_2_WARNING := 1
 export CHROMIUM
@@ -18,20 +21,29 @@ export CHROMIUM
 help:
 	@echo "make serve  - instala tudo e serve o site em http://$(HOST):$(PORT)/"
 	@echo "make build  - gera a pasta site/, pronta para qualquer servidor estático"
+	@echo "              (BUILDER=zensical: com o Zensical no lugar do MkDocs, em build e serve)"
 	@echo "make test   - instala tudo (inclusive o Chromium) e roda todos os testes"
 	@echo "make bench  - mede a velocidade dos corretores (não é teste)"
 	@echo "make editor - reconstrói o pacote do CodeMirror (só para quem muda o editor)"
 	@echo "make clean  - apaga site/, .venv/ e node_modules/"
 
 # Stamps make re-runs cheap: they are redone only when the pins change.
-$(VENV)/.site-deps: pyproject.toml
+$(VENV)/.created:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	@touch $@
+
+$(VENV)/.site-deps: $(VENV)/.created pyproject.toml
 	$(PY) -m pip install --quiet -e ".[site]"
 	$(PY) -m compileall -q graders
 	@touch $@
 
-$(VENV)/.test-deps: $(VENV)/.site-deps pyproject.toml
+$(VENV)/.zensical-deps: $(VENV)/.created pyproject.toml
+	$(PY) -m pip install --quiet -e ".[zensical]"
+	$(PY) -m compileall -q graders
+	@touch $@
+
+$(VENV)/.test-deps: $(VENV)/.site-deps $(VENV)/.zensical-deps pyproject.toml
 	$(PY) -m pip install --quiet -e ".[test]"
 	@touch $@
 
@@ -39,13 +51,29 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
 	@touch $@
 
-setup: $(VENV)/.site-deps node_modules/.package-lock.json
+ifeq ($(BUILDER),mkdocs)
+BUILDER_DEPS := $(VENV)/.site-deps
+BUILD_SITE   := $(PY) -m mkdocs build --strict
+# MkDocs' hook (sitebuild/mkdocs_hook.py) runs the post-build step at each rebuild; live reload.
+SERVE_SITE   := $(PY) -m mkdocs serve --strict --dev-addr $(HOST):$(PORT)
+else ifeq ($(BUILDER),zensical)
+BUILDER_DEPS := $(VENV)/.zensical-deps
+# --clean: no page from the cache of an earlier build (the exercise fence reads exercises/ on its own).
+BUILD_SITE   := $(VENV)/bin/zensical build --strict --clean
+# Not `zensical serve` (it sends .wasm with the wrong type); see sitebuild/serve.py.
+SERVE_SITE   := $(PY) -m sitebuild serve --builder zensical --dev-addr $(HOST):$(PORT)
+else
+$(error BUILDER deve ser mkdocs ou zensical, não "$(BUILDER)")
+endif
+
+setup: $(BUILDER_DEPS) node_modules/.package-lock.json
 
 build: setup
-	$(PY) -m mkdocs build --strict
+	$(BUILD_SITE)
+	$(PY) -m sitebuild finish site
 
 serve: setup
-	$(PY) -m mkdocs serve --strict --dev-addr $(HOST):$(PORT)
+	$(SERVE_SITE)
 
 # The CLI's sandbox (bubblewrap) and the ground-truth test's real kills (strace), when root on Debian.
 sandbox-tools:

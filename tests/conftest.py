@@ -38,9 +38,19 @@ def _root_server(tmp_path_factory):
     server.shutdown()
 
 
+def finish_site(site_dir: Path, project: Path = ROOT, env: dict | None = None) -> str:
+    """The Makefile's post-build step, as `make build` runs it after either builder."""
+    proc = subprocess.run(
+        [sys.executable, "-m", "sitebuild", "finish", str(site_dir), "--config", str(project / "mkdocs.yml")],
+        cwd=project, env=env, capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, f"python -m sitebuild finish failed:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout + proc.stderr
+
+
 @pytest.fixture(scope="session")
 def build(_root_server):
-    """Build the site once with `mkdocs build --strict`; return (site_dir, build_log)."""
+    """Build the site once as `make build` does (MkDocs); return (site_dir, build_log)."""
     site_dir, url = _root_server
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": url}
     proc = subprocess.run(
@@ -51,7 +61,29 @@ def build(_root_server):
         text=True,
     )
     assert proc.returncode == 0, f"mkdocs build --strict failed:\n{proc.stdout}\n{proc.stderr}"
-    return site_dir, proc.stdout + proc.stderr
+    return site_dir, proc.stdout + proc.stderr + finish_site(site_dir, env=env)
+
+
+@pytest.fixture(scope="session")
+def zensical_build(tmp_path_factory):
+    """The same project built as `make build BUILDER=zensical` does; return (site_dir, build_log).
+
+    Zensical writes only into the project's own site/, so it builds a copy of the project."""
+    from sitebuild.serve import stage
+
+    project = stage(ROOT, tmp_path_factory.mktemp("zensical") / "project")
+    env = {k: v for k, v in os.environ.items() if k not in {"SITE_URL", "SERVICE_WORKER"}}
+    proc = subprocess.run(
+        [str(Path(sys.executable).parent / "zensical"), "build", "--strict", "--clean"],
+        cwd=project, env=env, capture_output=True, text=True,
+    )
+    assert proc.returncode == 0, f"zensical build --strict failed:\n{proc.stdout}\n{proc.stderr}"
+    return project / "site", proc.stdout + proc.stderr + finish_site(project / "site", project, env)
+
+
+@pytest.fixture(scope="session")
+def zensical_site(zensical_build) -> Path:
+    return zensical_build[0]
 
 
 @pytest.fixture(scope="session")

@@ -89,7 +89,7 @@ def rebuild(target: Path, tmp_path: Path, *, marker: str = "", env: dict | None 
     project.mkdir()
     for name in ("mkdocs.yml", "package-lock.json"):
         shutil.copy(ROOT / name, project / name)
-    for name in ("docs", "overrides", "exercises", "graders"):
+    for name in ("docs", "overrides", "exercises", "graders", "sitebuild"):
         shutil.copytree(ROOT / name, project / name, ignore=shutil.ignore_patterns("__pycache__"))
     (project / "node_modules").symlink_to(ROOT / "node_modules")
     if marker:

@@ -1,4 +1,4 @@
-"""MkDocs hook: the `exercise` fence, which renders an exercise from `exercises/<id>/`.
+"""The `exercise` fence, which renders an exercise from `exercises/<id>/`.
 
 A page embeds an exercise with a fence whose body is the exercise id:
 
@@ -9,6 +9,11 @@ A page embeds an exercise with a fence whose body is the exercise id:
 The statement lives in the page; the criteria (and the quiz options) are read
 from `exercises/<id>/exercise.toml`, so they are written once. The HTML is
 complete and accessible without JavaScript; the widget enhances it in place.
+
+A plain SuperFences custom fence: `mkdocs.yml` names `format_exercise` by its import
+path, so MkDocs and Zensical both load it (neither needs a hook). It imports nothing
+from either builder. A malformed block raises `SuperFencesException`, which fails the
+build in both (a validator returning False would only render inline code).
 """
 
 from __future__ import annotations
@@ -20,10 +25,9 @@ import tomllib
 from pathlib import Path
 
 import markdown
-from mkdocs.utils import get_relative_url
 from pymdownx.superfences import SuperFencesException
 
-EXERCISES_DIR = Path(__file__).resolve().parents[2] / "exercises"
+EXERCISES_DIR = Path(__file__).resolve().parents[1] / "exercises"
 EXERCISE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 PENDING = "pendente"
 
@@ -139,6 +143,7 @@ def _editor_html(data: dict) -> str:
 
 
 def format_exercise(src, language, class_name, options, md, **kwargs):
+    """SuperFences formatter: the fence body is the exercise id."""
     exercise_id = src.strip()
     data = load_exercise(exercise_id)
     body = _questions_html(exercise_id, data.get("questions", [])) + _writings_html(exercise_id, data.get("writings", []))
@@ -148,35 +153,3 @@ def format_exercise(src, language, class_name, options, md, **kwargs):
         f"{body}{_editor_html(data)}"
         f"{_criteria_html(exercise_id, data['criteria'])}</section>"
     )
-
-
-def on_config(config):
-    """Register the fence with superfences (kept here, not in mkdocs.yml, so no import path is needed)."""
-    if "pymdownx.superfences" not in config.markdown_extensions:
-        config.markdown_extensions.append("pymdownx.superfences")
-    fences = config.mdx_configs.setdefault("pymdownx.superfences", {}).setdefault("custom_fences", [])
-    fences.append({"name": "exercise", "class": "exercise", "format": format_exercise})
-    return config
-
-
-WORKER = "assets/javascripts/lesson/python-worker.js"
-# Inline and first in <head>: the Python worker starts booting while the page itself still loads
-# (a script file, even async, would wait for the parser). runtime.js adopts it; see adoptEarlyWorker.
-EARLY_PYTHON = (
-    "<script>/* Python boots while the page loads (runtime.js adopts this worker). */"
-    "if (!(navigator.connection && navigator.connection.saveData) && window.Worker) try {"
-    " var w = window.__lessonEarlyWorker = new Worker(new URL(%s, document.baseURI), {type: 'module'});"
-    " w.addEventListener('error', function () { w.failedEarly = true; }, {once: true});"
-    " } catch (e) {}</script>"
-)
-
-
-def on_post_page(output: str, page, config) -> str:
-    """Pages with exercises start Python from the top of <head>, before the theme and the editor load."""
-    if '<section class="exercise"' not in output:
-        return output
-    script = EARLY_PYTHON % json.dumps(get_relative_url(WORKER, page.url))
-    charset = '<meta charset="utf-8">'
-    if charset in output:
-        return output.replace(charset, charset + "\n" + script, 1)
-    return output.replace("</head>", script + "\n</head>", 1)

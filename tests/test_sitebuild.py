@@ -1,0 +1,167 @@
+"""The site's own build steps (sitebuild/): the `exercise` fence and the post-build step fail loudly on
+bad input, with either builder, and the post-build step can run twice on the same folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import markdown
+import pytest
+from pymdownx.superfences import SuperFencesException
+
+from conftest import ROOT
+from sitebuild import exercise_fence
+from sitebuild import finish as step
+from sitebuild.serve import builder_command, stage
+
+
+def render(text):
+    md = markdown.Markdown(extensions=["pymdownx.superfences"], extension_configs={
+        "pymdownx.superfences": {"custom_fences": [
+            {"name": "exercise", "class": "exercise", "format": exercise_fence.format_exercise}]}})
+    return md.convert(text)
+
+
+def test_exercise_fence_renders_the_widget_data_and_criteria():
+    html = render("```exercise\nnivel-2\n```\n")
+    assert 'data-exercise="nivel-2"' in html and html.count('<li class="exercise-criterion" data-criterion=') == 6
+    start = html.index('data-widget="') + len('data-widget="')
+    import html as html_lib
+
+    data = json.loads(html_lib.unescape(html[start: html.index('"', start)]))
+    assert data["starter"] == (ROOT / "exercises" / "nivel-2" / "starter.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("body", ["nivel-9", "../nivel-2", "Nível 2", ""])
+def test_a_malformed_exercise_block_fails_the_build(body):
+    with pytest.raises(SuperFencesException):
+        render(f"```exercise\n{body}\n```\n")
+
+
+@pytest.mark.parametrize("builder", ["mkdocs", "zensical"])
+def test_a_malformed_exercise_block_fails_either_builder(builder, tmp_path):
+    project = stage(ROOT, tmp_path / "project")
+    lesson = project / "docs" / "licao-2.md"
+    lesson.write_text(lesson.read_text(encoding="utf-8") + "\n```exercise\nnivel-9\n```\n", encoding="utf-8")
+    proc = subprocess.run(builder_command(builder, project / "site"), cwd=project, capture_output=True, text=True,
+                          env={**os.environ, "NO_MKDOCS_2_WARNING": "1"})
+    assert proc.returncode != 0, f"{builder} built a page with an unknown exercise"
+    assert "Exercício desconhecido 'nivel-9'" in proc.stdout + proc.stderr
+
+
+def test_missing_pyodide_is_reported_in_portuguese(tmp_path):
+    (tmp_path / "package-lock.json").write_text(json.dumps({"packages": {"node_modules/pyodide": {"version": "314.0.7"}}}))
+    with pytest.raises(step.BuildError, match="npm ci"):
+        step.installed_pyodide(tmp_path)
+
+
+def test_a_stale_pyodide_install_is_refused(tmp_path):
+    (tmp_path / "package-lock.json").write_text(json.dumps({"packages": {"node_modules/pyodide": {"version": "314.0.7"}}}))
+    (tmp_path / "node_modules" / "pyodide").mkdir(parents=True)
+    (tmp_path / "node_modules" / "pyodide" / "package.json").write_text(json.dumps({"version": "313.0.0"}))
+    with pytest.raises(step.BuildError, match="313.0.0"):
+        step.installed_pyodide(tmp_path)
+
+
+def _files(site):
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in sorted(site.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def site_copy(site_dir, tmp_path):
+    copy = tmp_path / "site"
+    shutil.copytree(site_dir, copy)
+    return copy
+
+
+def test_the_post_build_step_gives_the_same_bytes_when_run_again(site_copy):
+    before = _files(site_copy)
+    step.finish(site_copy, service_worker=True)
+    assert _files(site_copy) == before
+
+
+def test_the_check_refuses_a_site_whose_exercises_did_not_render(site_copy):
+    """What Zensical gave when the fence came from a MkDocs hook: the lesson without its exercises."""
+    page = site_copy / "licao-2" / "index.html"
+    page.write_text(re.sub(r'<section class="exercise".*?</section>', "", page.read_text(encoding="utf-8"), flags=re.S),
+                    encoding="utf-8")
+    with pytest.raises(step.BuildError, match="não viraram exercícios"):
+        step.finish(site_copy, service_worker=True)
+
+
+def test_the_check_refuses_build_code_published_in_the_site(site_copy):
+    (site_copy / "hooks").mkdir()
+    (site_copy / "hooks" / "exercises.py").write_text("def on_config(config): ...\n")
+    with pytest.raises(step.BuildError, match="hooks/exercises.py"):
+        step.finish(site_copy, service_worker=True)
+
+
+def test_the_check_refuses_a_page_that_loads_from_another_origin(site_copy):
+    page = site_copy / "index.html"
+    page.write_text(page.read_text(encoding="utf-8").replace(
+        "</head>", '<link rel="stylesheet" href="https://fonts.googleapis.com/css?family=Roboto">\n</head>'), encoding="utf-8")
+    with pytest.raises(step.BuildError, match="outra origem"):
+        step.finish(site_copy, service_worker=True)
+
+
+def test_the_command_line_says_what_is_missing(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "sitebuild", "finish", str(tmp_path), "--config", str(ROOT / "mkdocs.yml")],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 1 and "não tem index.html" in proc.stderr
+
+
+@pytest.mark.parametrize(("env", "extra", "on"), [
+    ({}, "", True), ({"SERVICE_WORKER": "0"}, "", False), ({"SERVICE_WORKER": "true"}, "", True),
+    ({}, "extra:\n  service_worker: false\n", False),
+])
+def test_the_service_worker_switch_is_read_from_mkdocs_yml(env, extra, on, tmp_path, monkeypatch):
+    monkeypatch.delenv("SERVICE_WORKER", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    source = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    if extra:
+        source = re.sub(r"^extra:\n(?:  .*\n)+", extra, source, flags=re.M)
+    (tmp_path / "mkdocs.yml").write_text(source, encoding="utf-8")
+    assert step.service_worker_setting(tmp_path / "mkdocs.yml") is on
+
+
+def test_serve_with_zensical_builds_finishes_and_serves_wasm_as_wasm():
+    """`make serve BUILDER=zensical`: never into site/, the service worker off, .wasm as application/wasm
+    (Zensical's own server sends application/octet-stream, which the browser refuses to compile)."""
+    import socket
+    import time
+    import urllib.request
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    worker = ROOT / "site" / "sw.js"
+    before = worker.stat().st_mtime_ns if worker.exists() else None
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sitebuild", "serve", "--builder", "zensical", "--dev-addr", f"127.0.0.1:{port}",
+         "--config", str(ROOT / "mkdocs.yml")],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                lesson = urllib.request.urlopen(url + "licao-2/").read().decode()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and proc.poll() is None, "the server never came up"
+                time.sleep(0.3)
+        assert 'data-exercise="nivel-2"' in lesson and '<meta name="lesson-service-worker" content="off">' in lesson
+        with urllib.request.urlopen(url + "pyodide/pyodide.asm.wasm") as response:
+            assert response.headers["Content-Type"] == "application/wasm"
+        assert '"off":true' in urllib.request.urlopen(url + "sw.js").read().decode()
+    finally:
+        proc.terminate()
+        output = proc.communicate(timeout=20)[0]
+    assert proc.returncode == 0, output
+    assert (worker.stat().st_mtime_ns if worker.exists() else None) == before, "serve wrote into site/"
