@@ -1,6 +1,6 @@
-# why: overwrites checkpoint.json in place with os.pwritev, which no open/os.write step reports: the folder does not match the reported steps
+# why: overwrites checkpoint.json in place with os.pwritev: the tap sees the write below Python, and a cut of it mixes old and new
 # expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
-# says: caminho que o corretor não acompanha
+# says: mistura
 # mode: cli-only
 import json
 import os
