@@ -99,4 +99,29 @@ def judge(trace: Trace) -> CriterionResult:
                 for k in protocol.FIELDS if isinstance(saved, dict) and saved.get(k) != state[k]
             ]
             return CriterionResult(CID, False, f"{label}: " + "; ".join(found) + ".", disk=disk_view(label, shown, content))
-    return CriterionResult(CID, True)
+    return _final_problem(trace, work.path if work else "", state) or CriterionResult(CID, True)
+
+
+def _final_problem(trace: Trace, work: str, last: dict) -> CriterionResult | None:
+    """The folder after the process ended (read by the trusted side) must still hold the last state.
+    "returned" is the process's own claim, so code can forge it at a moment when the file is right and
+    then break the file; nothing runs after the last call returns but the runner, so the end is the
+    one moment no claim decides."""
+    final = trace.final
+    if final is None or not work:
+        return None
+    label = "depois que save_checkpoint retornou pela última vez (ponto B do 1º turno)"
+    path = main_checkpoint(final, work)
+    content = final.get(path) if path else None
+    if content is None:
+        return CriterionResult(CID, False, f"Ao fim da execução, {label}, não havia nenhum {CHECKPOINT} na pasta.")
+    try:
+        saved = json.loads(content.decode("utf-8-sig"))
+    except (ValueError, RecursionError, UnicodeDecodeError):
+        saved = None
+    if saved != last:
+        shown = path[len(work.rstrip("/")) + 1:]
+        return CriterionResult(CID, False, f"Ao fim da execução, {label}, o {shown} em disco já não era o estado que "
+                                           "save_checkpoint recebeu: o código mudou o arquivo depois de gravá-lo.",
+                               disk=disk_view("fim da execução", shown, content))
+    return None

@@ -1398,6 +1398,9 @@ def _child(python, env, work, limits, out_w, chan, reduced):
         import resource
 
         os.setsid()
+        # The supervisor runs with umask 0 (it applies the student's by hand); the student gets a
+        # student's machine's usual one, or os.umask() and the modes it creates would betray a grader.
+        os.umask(0o022)
         for name, value in (limits or {}).items():
             try:
                 resource.setrlimit(getattr(resource, name), (value, value))
