@@ -225,7 +225,7 @@ class Nivel2Judge:
             why = self._end_text() if trace.end != "exit" else (self._failure_text() or f"o processo terminou com o código {trace.code}")
             if refused:
                 why += "; antes, " + _text((refused[0].payload or {}).get("message")).rstrip(".")
-            return CriterionResult(cid, False, f"run_agent não chegou ao fim: {why}.")
+            return CriterionResult(cid, False, f"run_agent não chegou ao fim: {why.rstrip('.')}.")
         if (trace.report or {}).get("kind") != "ok":
             # Status 0 without run_agent returning: the code ended the process itself (os._exit...).
             return CriterionResult(cid, False, "run_agent não retornou: o processo terminou antes, encerrado pelo "

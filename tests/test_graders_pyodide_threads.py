@@ -1,0 +1,33 @@
+"""Honest code that saves from a worker thread passes in the CLI (corpus, cli-only); in the browser,
+which has no threads, it gets the clear Portuguese thread message on every criterion, never a verdict
+about its checkpoints."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+from conftest import ROOT
+from corpus_cases import all_cases
+from graders.submission import read
+
+
+def test_thread_saves_get_the_thread_message_in_the_browser():
+    case = next(c for c in all_cases() if c.path.name == "ok_thread_saves.py")
+    assert case.cli_only and all(case.expected.values())
+    node = shutil.which("node")
+    assert node, "Node.js is needed to run Pyodide (make test installs the npm deps)"
+    job = {"id": case.id, "exercise": case.exercise, "code": read(str(case.path), case.exercise).code,
+           "answers": None, "filename": case.path.name}
+    run = subprocess.run([node, str(ROOT / "tests" / "pyodide_grade.mjs")], input=json.dumps([job]),
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    verdict = json.loads(run.stdout)["results"][case.id]
+    assert verdict["passed"] is False
+    for criterion in verdict["criteria"]:
+        assert not criterion["passed"]
+        message = criterion["message"]
+        assert "thread" in message and "navegador" in message, message
+        # Nothing about checkpoints: the run was stopped, not judged.
+        assert "Queda" not in message and "checkpoint.json" not in message, message
