@@ -156,8 +156,15 @@ def test_nivel_2_criteria_are_the_contract():
 
 
 def test_nivel_1_criteria_are_the_contract():
-    ids = [c["id"] for c in exercise_meta("nivel-1")["criteria"]]
-    assert ids == ["campos-faltantes"] + [f"explica-{k}" for k in PROTOCOL_KEYS if k != "messages"] + ["seis-campos"]
+    """One effect question for each of the eight fields on the list, missing or not, in a neutral order."""
+    meta = exercise_meta("nivel-1")
+    fields = [o["id"] for o in meta["questions"][0]["options"]]
+    assert sorted(fields) == sorted(PROTOCOL_KEYS + ["createdAt", "model"])
+    ids = [c["id"] for c in meta["criteria"]]
+    assert ids == ["campos-faltantes"] + [f"explica-{k}" for k in sorted(fields, key=str.lower)] + ["seis-campos"]
+    assert [c["title"] for c in meta["criteria"][1:-1]] == [f"Efeito {n}" for n in range(1, 9)]
+    # A written-answer box for every field the student may mark, missing or not.
+    assert sorted(w["option"] for w in meta["writings"]) == sorted(fields)
 
 
 @pytest.mark.parametrize("exercise_id", ["quiz-sobrescrita", "nivel-1", "nivel-2"])
@@ -168,7 +175,10 @@ def test_structured_questions_are_form_controls(site_dir, exercise_id):
         kind = "checkbox" if question["type"] == "multiple" else "radio"
         for option in question["options"]:
             assert f'<input type="{kind}" name="{exercise_id}--{question["id"]}" value="{option["id"]}">' in html
-            assert option["feedback"].strip(), f"{option['id']} has no feedback"
+            if question["type"] == "multiple":
+                assert "feedback" not in option  # one aggregate note: per-option notes sort the options in one click
+            else:
+                assert option["feedback"].strip(), f"{option['id']} has no feedback"
 
 
 def test_lesson_is_in_portuguese(site_dir, lesson):
