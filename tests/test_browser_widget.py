@@ -639,6 +639,9 @@ def test_lesson_visuals_the_ab_figure_and_the_kill_the_process_demo(browser, sit
     demo = page.locator(".torn-demo[data-mounted]")
     demo.get_by_role("button", name="Derrubar cada versão 30 vezes").click()
     demo.locator(".torn-demo__table").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    # The lesson's words name the table's columns: a killed process, and a power loss apart.
+    headers = demo.locator(".torn-demo__table th[scope='col']").all_inner_texts()
+    assert "Processo morto" in headers and "Falta de energia" in headers
 
     def count(writer, column):
         return int(demo.locator(f"tr[data-writer='{writer}'] td[data-{column}]").get_attribute(f"data-{column}"))

@@ -341,10 +341,11 @@ def test_tool_result_is_a_block_inside_a_user_message(lesson):
     assert "blocos tool_result dentro de uma mensagem user" in text
 
 
-def test_the_demo_says_it_simulates_a_killed_process(lesson):
+def test_the_demo_tells_a_killed_process_from_a_power_loss(lesson):
     text = _flat(lesson.text)
-    assert "como numa falta de energia" not in text
-    assert "O que ele simula é o processo morto" in text and "esta demonstração não a simula" in text
+    assert "como numa falta de energia" not in text  # a torn write is not what a power loss leaves
+    assert "A coluna Processo morto conta" in text and "o sistema operacional continua de pé" in text
+    assert "A coluna Falta de energia conta" in text and "não foi sincronizado com os.fsync" in text
 
 
 @pytest.mark.parametrize("exercise_id", ["nivel-1"])
