@@ -1,4 +1,8 @@
-"""Grade the structured answers (diagnosis, missing fields, quiz) against `exercise.toml`."""
+"""Grade the structured answers (diagnosis, missing fields, quiz) against `exercise.toml`.
+
+A wrong answer gets feedback on what the student chose, never the right option: that is shown
+only once the student answers right, or chooses "Mostrar a resposta" (`revealed`).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +11,17 @@ import re
 from . import exercises
 from .verdict import CriterionResult
 
+# Multiple choice, when the question does not word these itself: what is wrong, not which option.
+EXTRA_MARKED = "Pelo menos uma das opções marcadas não vale aqui."
+MISSING_MARK = "Ainda falta marcar pelo menos uma opção."
+
 
 def _strip(text: str) -> str:
     return " ".join(text.split())
+
+
+def _without_praise(text: str) -> str:
+    return re.sub(r"^Isso[.:]\s*", "", text, count=1)
 
 
 def _grade_question(question: dict, answer) -> tuple[bool, list[str], str]:
@@ -22,13 +34,14 @@ def _grade_question(question: dict, answer) -> tuple[bool, list[str], str]:
         chosen_set = {c for c in chosen if isinstance(c, str)}
         if not chosen_set:
             return False, [f"Sem resposta para: {prompt}"], ""
-        wrong = [options[c]["feedback"] for c in options if c in chosen_set and c not in correct]
         unknown = sorted(c for c in chosen_set if c not in options)
-        missing = [options[c]["text"] for c in options if c in correct and c not in chosen_set]
-        notes = wrong + [f"Opção desconhecida: {c!r}." for c in unknown]
-        if missing:
-            notes.append("Faltou marcar: " + ", ".join(missing) + ".")
-        return not notes, notes, ""
+        notes = [f"Opção desconhecida: {c!r}." for c in unknown]
+        # Aggregate on purpose: per-option feedback would let one click sort every option.
+        if chosen_set & options.keys() - correct:
+            notes.append(question.get("extra_feedback", EXTRA_MARKED))
+        if correct - chosen_set:
+            notes.append(question.get("missing_feedback", MISSING_MARK))
+        return not notes, notes, question.get("explanation", "") if not notes else ""
     if not isinstance(answer, str) or not answer:
         return False, [f"Sem resposta para: {prompt}"], ""
     if answer not in options:
@@ -38,7 +51,20 @@ def _grade_question(question: dict, answer) -> tuple[bool, list[str], str]:
     return False, [options[answer]["feedback"]], ""
 
 
-def grade_answers(exercise_id: str, answers: dict | None) -> dict[str, CriterionResult]:
+def _sentence(text: str) -> str:
+    text = _strip(text)
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def right_answer(question: dict) -> str:
+    """The right option(s) and why, for a criterion the student chose to reveal."""
+    right = [o for o in question["options"] if o.get("correct")]
+    shown = ", ".join(o["text"] for o in right)
+    why = question.get("explanation") or _without_praise(right[0]["feedback"])
+    return f"{_sentence(shown)} {_sentence(why[:1].upper() + why[1:])}"
+
+
+def grade_answers(exercise_id: str, answers: dict | None, revealed=()) -> dict[str, CriterionResult]:
     answers = answers if isinstance(answers, dict) else {}
     by_criterion: dict[str, list[dict]] = {}
     for question in exercises.questions(exercise_id):
@@ -52,9 +78,16 @@ def grade_answers(exercise_id: str, answers: dict | None) -> dict[str, Criterion
             if right:
                 praise.append(right)
         if notes:
-            results[criterion] = CriterionResult(criterion, False, " ".join(notes))
+            result = CriterionResult(criterion, False, " ".join(notes))
         else:
             # One "Isso:" for the criterion, not one per question.
-            praise = praise[:1] + [re.sub(r"^Isso[.:]\s*", "", p, count=1) for p in praise[1:]]
-            results[criterion] = CriterionResult(criterion, True, hint=" ".join(p[:1].upper() + p[1:] for p in praise))
+            praise = praise[:1] + [_without_praise(p) for p in praise[1:]]
+            result = CriterionResult(criterion, True, hint=" ".join(p[:1].upper() + p[1:] for p in praise))
+        if criterion in revealed:
+            result.revealed = True
+            several = len(questions) > 1
+            result.answer = "\n".join(
+                (f"{_strip(q['prompt'])} " if several else "") + right_answer(q) for q in questions
+            )
+        results[criterion] = result
     return results

@@ -62,8 +62,10 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
     output, crashes = "", None
     if submission.answers is None and not code_ids:
         raise SubmissionError(f"o exercício {exercise_id!r} se responde com o arquivo .json exportado pelo site")
+    # Only a criterion answered by questions can be revealed (and only the student reveals it).
+    revealed = set(submission.revealed or ()) - set(code_ids)
     if submission.answers is not None:
-        results.update(answers.grade_answers(exercise_id, submission.answers))
+        results.update(answers.grade_answers(exercise_id, submission.answers, revealed))
     if code_ids:
         if submission.code is None or not submission.code.strip():
             for cid in code_ids:
@@ -74,14 +76,17 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
     shown = meta_ids if submission.answers is not None else code_ids
     labels = {c["id"]: c["label"] for c in exercises.load(exercise_id)["criteria"]}
     for c in shown:
-        if results[c].passed:
-            results[c].label = labels[c]  # the full criterion states the answer: only once it is met
+        # The full criterion states the answer: only once it is earned, or chosen ("Mostrar a resposta").
+        if results[c].passed or results[c].revealed:
+            results[c].label = labels[c]
     verdict = Verdict(exercise_id, [results[c] for c in shown], output, timeline=crashes)
     if submission.answers is not None:
         texts = submission.texts or {}
+        open_ = {c for c in shown if results[c].passed or results[c].revealed}
         verdict.writings = [
             {"id": w["id"], "prompt": w["prompt"], "text": texts.get(w["id"], "") if isinstance(texts.get(w["id"]), str) else "",
-             "model": w["model"]}
+             # The model explanation answers its criterion: the same rule as the label.
+             "model": w["model"] if w.get("criterion") in open_ or "criterion" not in w else ""}
             for w in exercises.writings(exercise_id)
         ]
     return verdict

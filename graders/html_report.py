@@ -12,6 +12,7 @@ import json
 from pathlib import Path
 
 from . import exercises
+from .report import REVEALED, revealed
 
 ASSETS = Path(__file__).resolve().parent.parent / "docs" / "assets"
 TIMELINE_JS = ASSETS / "javascripts" / "lesson" / "timeline.js"
@@ -70,7 +71,7 @@ function applyFilter() {
     row.hidden = !visible;
     if (visible) shown += 1;
   }
-  count.textContent = `${shown} de ${rows.length} submissões na tabela`;
+  count.textContent = `${shown} de ${rows.length} ${rows.length === 1 ? "submissão" : "submissões"} na tabela`;
 }
 search.addEventListener("input", applyFilter);
 status.addEventListener("change", applyFilter);
@@ -103,6 +104,10 @@ def _state(result: dict, cid: str) -> str:
         return "erro"
     criterion = next((c for c in result["criteria"] if c["id"] == cid), None)
     return "" if criterion is None else ("ok" if criterion["passed"] else "falhou")
+
+
+def _revealed(result: dict) -> set[str]:
+    return {c["id"] for c in result.get("criteria", []) if revealed(c)}
 
 
 def _site_timeline() -> tuple[str, str]:
@@ -141,7 +146,8 @@ def render_html(results: list[dict], exercise: str) -> str:
         data = [f'data-file="{_e(r["file"])}"', f'data-status="{status}"', f'data-situacao="{status}"']
         for k, cid in enumerate(shown_ids):
             state = _state(r, cid)
-            cells.append(f'<td data-state="{state}">{_e(state or "—")}</td>')
+            shown = f"{state} ({REVEALED})" if cid in _revealed(r) else state
+            cells.append(f'<td data-state="{state}"{" data-revealed" if shown != state else ""}>{_e(shown or "—")}</td>')
             data.append(f'data-c{k}="{_e(state)}"')
         anchor = f"submissao-{n + 1}"
         link = f'<a href="#{anchor}">{_e(r["file"])}</a>' if status != "aprovada" else _e(r["file"])
@@ -156,7 +162,8 @@ def render_html(results: list[dict], exercise: str) -> str:
             body.append(f'<p class="message">{_e(r["error"])}</p>')
         for c in r["criteria"]:
             if not c["passed"]:
-                body.append(f'<p><strong>{_e(c["id"])}</strong>: <span class="message">{_e(c["message"])}</span></p>')
+                mark = f" ({REVEALED})" if revealed(c) else ""
+                body.append(f'<p><strong>{_e(c["id"])}</strong>{_e(mark)}: <span class="message">{_e(c["message"])}</span></p>')
         timeline = r.get("timeline")
         if isinstance(timeline, dict) and isinstance(timeline.get("points"), list) and timeline["points"]:
             key = str(n + 1)
@@ -189,7 +196,7 @@ def render_html(results: list[dict], exercise: str) -> str:
 <main>
 <h1>{_e(title)}</h1>
 <p id="resumo" data-total="{len(results)}" data-passed-all="{passed_all}" data-errors="{errors}">
-<strong>{len(results)}</strong> submissões; <strong>{passed_all}</strong> passaram em todos os critérios;
+<strong>{len(results)}</strong> {"submissão" if len(results) == 1 else "submissões"}; <strong>{passed_all}</strong> {"passou" if passed_all == 1 else "passaram"} em todos os critérios;
 <strong>{errors}</strong> com erro de entrada.</p>
 <h2>Critério por critério</h2>
 <ul class="bars">{"".join(bars)}</ul>

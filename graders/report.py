@@ -172,6 +172,19 @@ def normalise(result) -> dict:
     return _normalise(result)[0]
 
 
+REVEALED = "resposta revelada"
+
+
+def plural(n: int, one: str, many: str) -> str:
+    """`1 critério`, `0 critérios`, `6 critérios`."""
+    return f"{n} {one if n == 1 else many}"
+
+
+def revealed(criterion: dict) -> bool:
+    """The student chose "Mostrar a resposta" for this criterion (from a version-2 export)."""
+    return criterion.get("revealed") is True
+
+
 def _results(results) -> list:
     if results is None:
         return []
@@ -179,7 +192,8 @@ def _results(results) -> list:
 
 
 def render_text(results) -> str:
-    """One block per file: a status line, then one line per criterion (`[ok    ]` / `[falhou]`)."""
+    """One block per file: a status line, then one line per criterion (`[ok    ]` / `[falhou]`,
+    with "(resposta revelada)" after the id when the student chose to see that answer)."""
     lines = []
     for raw in _results(results):
         r, kind = _normalise(raw)
@@ -190,12 +204,15 @@ def render_text(results) -> str:
             lines.append(f"{r['file']}: ERRO — {r['error']}")
             continue
         ok = sum(c["passed"] for c in r["criteria"])
+        total = len(r["criteria"])
         status = "APROVADO" if r["passed"] else "REPROVADO"
-        lines.append(f"{r['file']}: {status} ({ok} de {len(r['criteria'])} critérios)")
+        shown = sum(revealed(c) for c in r["criteria"])
+        extra = f"; {plural(shown, 'resposta revelada', 'respostas reveladas')}" if shown else ""
+        lines.append(f"{r['file']}: {status} ({ok} de {plural(total, 'critério', 'critérios')}{extra})")
         for c in r["criteria"]:
             mark = "ok    " if c["passed"] else "falhou"
             note = c["message"] or c.get("hint", "")
-            lines.append(f"  [{mark}] {c['id']}" + (f": {note}" if note else ""))
+            lines.append(f"  [{mark}] {c['id']}" + (f" ({REVEALED})" if revealed(c) else "") + (f": {note}" if note else ""))
         written = _written(r)
         if written:
             lines.append("  Respostas escritas (não entram na nota):")
@@ -239,7 +256,8 @@ def _criterion_ids(exercise: str, normalised: list[dict]) -> list[str]:
 
 def render_csv(results, exercise: str) -> str:
     """A header, then one row per file: file, exercise, passed (sim/não), one column per criterion
-    of `exercise` (ok / falhou / empty), error, then one `texto:<id>` column per written answer
+    of `exercise` (ok / falhou / empty, followed by " (resposta revelada)" when the student chose
+    to see that answer), error, then one `texto:<id>` column per written answer
     the exercise asks for. Every row has the header's column count."""
     normalised = [_normalise(r)[0] for r in _results(results)]
     ids = _criterion_ids(exercise, normalised)
@@ -248,7 +266,8 @@ def render_csv(results, exercise: str) -> str:
     texts = _writing_ids(exercise)
     writer.writerow([_cell(v) for v in ("file", "exercise", "passed", *ids, "error", *(f"texto:{t}" for t in texts))])
     for r in normalised:
-        states = {c["id"]: ("ok" if c["passed"] else "falhou") for c in r["criteria"]}
+        states = {c["id"]: ("ok" if c["passed"] else "falhou") + (f" ({REVEALED})" if revealed(c) else "")
+                  for c in r["criteria"]}
         written = _written(r)
         writer.writerow([_cell(r["file"]), _cell(exercise), "sim" if r["passed"] else "não",
                          *(states.get(i, "") for i in ids), _cell(r.get("error", "")),

@@ -11,7 +11,9 @@ import stat
 from dataclasses import dataclass
 
 EXPORT_FORMAT = "checkpoints-licao-2/respostas"
-EXPORT_VERSION = 1
+# Version 2 added `revealed` (answers the student chose to see); version 1 files are still read.
+EXPORT_VERSION = 2
+EXPORT_VERSIONS = (1, 2)
 # Far above any real submission (an export holds a few short scripts), far below trouble.
 MAX_BYTES = 1024 * 1024
 # An integer literal longer than this is no part of an export (and CPython refuses > 4300 digits).
@@ -30,6 +32,8 @@ class Submission:
     answers: dict | None
     # The student's written answers, {writing id: text} (not graded; shown to the instructor).
     texts: dict | None = None
+    # Criteria whose answer the student chose to see ("Mostrar a resposta"); reported, never hidden.
+    revealed: list | None = None
 
 
 def from_python(text: str) -> Submission:
@@ -115,7 +119,7 @@ def _answers(exercise_id: str, raw) -> dict:
     return answers
 
 
-def _entry(exercise_id: str, entry) -> Submission:
+def _entry(exercise_id: str, entry, version: int = EXPORT_VERSION) -> Submission:
     if not isinstance(entry, dict):
         raise SubmissionError(
             f"a entrada de {_describe(exercise_id)} no arquivo de respostas deveria ser um objeto "
@@ -125,7 +129,20 @@ def _entry(exercise_id: str, entry) -> Submission:
     if code is not None and not isinstance(code, str):
         raise SubmissionError(f"o campo code de {_describe(exercise_id)} deveria ser texto (veio {_describe(code)})")
     return Submission(code=code, answers=_answers(exercise_id, entry.get("answers")),
-                      texts=_texts(exercise_id, entry.get("texts")))
+                      texts=_texts(exercise_id, entry.get("texts")),
+                      # Version 1 had no `revealed`: a stray key there is not the student's choice.
+                      revealed=_revealed(exercise_id, entry.get("revealed")) if version >= 2 else None)
+
+
+def _revealed(exercise_id: str, raw) -> list | None:
+    """[criterion id, ...] whose answer the student revealed: a list of text, or null."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not all(isinstance(v, str) for v in raw):
+        raise SubmissionError(
+            f"o campo revealed de {_describe(exercise_id)} deveria ser uma lista de ids (veio {_describe(raw)})"
+        )
+    return list(dict.fromkeys(raw))
 
 
 MAX_TEXT = 5000
@@ -152,41 +169,44 @@ def _texts(exercise_id: str, raw) -> dict | None:
 def from_export(text: str, exercise_id: str) -> Submission:
     """The submission for `exercise_id` in an exported answers file:
 
-        {"format": "checkpoints-licao-2/respostas", "version": 1,
+        {"format": "checkpoints-licao-2/respostas", "version": 2,
          "exercises": {"nivel-2": {"answers": {"falha-escrita": "sobrescreve", ...},
-                                    "code": "import json\\n..."}, ...}}
+                                    "code": "import json\\n...", "revealed": ["diagnostico-ponto-a"]}, ...}}
 
-    `answers` maps a question id to an option id (a list of ids for multiple choice).
+    `answers` maps a question id to an option id (a list of ids for multiple choice). `revealed`
+    (version 2) lists the criteria whose answer the student chose to see; version 1 files have none.
 
     Refused (SubmissionError): text that is not JSON, or is nested deeper than the parser's
     recursion limit; NaN/Infinity; an integer literal of more than 100 digits; a key repeated
     in one object (anywhere in the file); a top level that is not an object or whose `format`
-    differs; a `version` that is not the integer 1 (1.0 and true are refused too); a missing or
+    differs; a `version` that is not the integer 1 or 2 (1.0 and true are refused too); a missing or
     non-object `exercises`. Every entry of `exercises`, not only `exercise_id`'s, must be an
     object whose `code` is text or null and whose `answers` is an object or null; each answer
     must be a str, a list of str, or null. Null answers (the site's blank single-choice
     questions) are dropped; anything else of another type refuses the whole file. `texts`, the
-    written answers, is an object of text (each capped at 5,000 characters) or null. Other keys
-    are ignored. An exercise absent from the file gives Submission(code=None, answers={}).
+    written answers, is an object of text (each capped at 5,000 characters) or null; `revealed`, a
+    list of text or null (read in version 2 only). Other keys are ignored. An exercise absent
+    from the file gives Submission(code=None, answers={}).
     """
     data = _parse_json(text)
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise SubmissionError(
             f"o arquivo não é um arquivo de respostas exportado pelo site (format ≠ {EXPORT_FORMAT!r})"
         )
+    expected = " ou ".join(str(v) for v in EXPORT_VERSIONS)
     if "version" not in data:
-        raise SubmissionError(f"o arquivo de respostas não diz a sua versão (esperada: {EXPORT_VERSION})")
+        raise SubmissionError(f"o arquivo de respostas não diz a sua versão (esperada: {expected})")
     version = data["version"]
-    if type(version) is not int or version != EXPORT_VERSION:
+    if type(version) is not int or version not in EXPORT_VERSIONS:
         raise SubmissionError(
-            f"versão {_describe(version)} do arquivo de respostas não é suportada (esperada: {EXPORT_VERSION})"
+            f"versão {_describe(version)} do arquivo de respostas não é suportada (esperada: {expected})"
         )
     entries = data.get("exercises")
     if not isinstance(entries, dict):
         what = "não tem o campo exercises" if "exercises" not in data else (
             f"tem um campo exercises que deveria ser um objeto (veio {_describe(entries)})")
         raise SubmissionError(f"o arquivo de respostas {what}")
-    found = {key: _entry(key, entry) for key, entry in entries.items()}
+    found = {key: _entry(key, entry, version) for key, entry in entries.items()}
     return found.get(exercise_id) or Submission(code=None, answers={})
 
 

@@ -14,8 +14,13 @@ class CriterionResult:
     hint: str = ""
     # What checkpoint.json held at the simulated crash that failed, for the disk view.
     disk: dict | None = None
-    # The criterion's full text (the page shows only a neutral title before verification).
+    # The criterion's full text: sent only once it passed or its answer was revealed (until then
+    # the page shows a neutral title, which gives nothing away).
     label: str = ""
+    # The student chose "Mostrar a resposta" for this criterion (recorded in the export).
+    revealed: bool = False
+    # The right option(s) and why, sent only for a revealed criterion.
+    answer: str = ""
 
 
 @dataclass
@@ -42,6 +47,10 @@ class Verdict:
                 item["label"] = c.label
             if c.hint:
                 item["hint"] = c.hint
+            if c.revealed:
+                item["revealed"] = True
+            if c.answer:
+                item["answer"] = c.answer
             if c.disk is not None:
                 item["disk"] = c.disk
             criteria.append(item)

@@ -10,14 +10,18 @@ from .submission import Submission, SubmissionError
 
 
 def handle(request_json: str) -> str:
-    """One request from the page: {"action": "grade"|"run"|"solution"|"demo", "exercise", "code", "answers", "texts"}."""
+    """One request from the page: {"action": "grade"|"run"|"solution"|"demo", "exercise", "code", "answers", "texts",
+    "revealed"}; `revealed`: the criteria whose answer the student chose to see."""
     request = json.loads(request_json)
     action, exercise_id = request.get("action"), request.get("exercise")
     try:
         if action == "grade":
             answers = request.get("answers")
             texts = request.get("texts") if isinstance(request.get("texts"), dict) else {}
-            verdict = grade(exercise_id, Submission(request.get("code"), answers if answers is not None else {}, texts))
+            revealed = request.get("revealed") if isinstance(request.get("revealed"), list) else []
+            submission = Submission(request.get("code"), answers if answers is not None else {}, texts,
+                                    revealed=[r for r in revealed if isinstance(r, str)])
+            verdict = grade(exercise_id, submission)
             return json.dumps({"ok": True, "verdict": verdict.to_dict()}, ensure_ascii=False)
         if action == "run":
             return json.dumps({"ok": True, "run": playground.run(exercise_id, request.get("code") or "")}, ensure_ascii=False)

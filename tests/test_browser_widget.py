@@ -15,6 +15,9 @@ SOLUTION = exercises.read_text("nivel-2", "solution.py")
 STARTER = exercises.read_text("nivel-2", "starter.py")
 RIGHT_DIAGNOSIS = {"falha-escrita": "sobrescreve", "efeito-escrita": "meio-documento",
                    "falha-ponto-a": "so-ponto-b", "efeito-ponto-a": "sem-rastro"}
+RIGHT_EFFECTS = {f"efeito-{q}": next(o["id"] for o in question["options"] if o.get("correct"))
+                 for question in exercises.questions("nivel-1") if question["type"] == "single"
+                 for q in [question["id"].removeprefix("efeito-")]}
 VERDICT_TIMEOUT_MS = 60_000
 
 
@@ -109,9 +112,10 @@ def test_starter_fails_exactly_the_two_fixes_with_messages(lesson):
     section = widget(page, "nivel-2")
     atomic = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message")
     assert atomic.inner_text().startswith("Queda ") and "checkpoint.json" in atomic.inner_text()
-    # Verified: the neutral title has given way to the full criterion.
+    # Failed: the neutral title stays (the full criterion would say how to fix it); passed: the full one.
     label = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__label").inner_text()
-    assert "os.replace" in label and label != "Correção um: a gravação"
+    assert label == "Correção um: a gravação"
+    assert "roda de verdade" in section.locator("li[data-criterion='executavel'] .exercise-criterion__label").inner_text()
     assert section.locator("li[data-criterion='ponto-a'] .exercise-criterion__message").is_visible()
     timeline = section.locator(".exercise-timeline")
     assert timeline.is_visible() and "Queda" in timeline.inner_text()
@@ -242,15 +246,13 @@ def test_quiz_and_nivel_1_are_graded_from_their_forms(lesson):
     choose(page, "quiz-sobrescrita", {"resposta": "lento"})
     verify(page, "quiz-sobrescrita")
     message = widget(page, "quiz-sobrescrita").locator(".exercise-criterion__message").inner_text()
-    assert states(page, "quiz-sobrescrita") == {"resposta": "falhou"} and "correção" in message
+    assert states(page, "quiz-sobrescrita") == {"resposta": "falhou"} and "desempenho" in message
     choose(page, "quiz-sobrescrita", {"resposta": "meio-documento"})
-    assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
+    assert verify(page, "quiz-sobrescrita") == "A verificação passou."
     section = widget(page, "nivel-1")
     for field in ("version", "task", "turns", "tokensUsed", "pendingToolUse"):
         section.locator(f"input[name='nivel-1--campos-faltantes'][value='{field}']").check()
-    choose(page, "nivel-1", {"efeito-version": "formato-desconhecido", "efeito-task": "qual-tarefa",
-                             "efeito-turns": "contagem-zerada", "efeito-tokensUsed": "limiar-compactacao",
-                             "efeito-pendingToolUse": "chamada-orfa"})
+    choose(page, "nivel-1", RIGHT_EFFECTS)
     set_code(page, "nivel-1", exercises.read_text("nivel-1", "starter.py"))
     verify(page, "nivel-1")
     assert states(page, "nivel-1")["seis-campos"] == "falhou"
@@ -267,7 +269,7 @@ def test_export_downloads_every_answer_in_the_cli_format(lesson, tmp_path):
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["format"] == "checkpoints-licao-2/respostas" and doc["version"] == 1
+    assert doc["format"] == "checkpoints-licao-2/respostas" and doc["version"] == 2
     assert set(doc["exercises"]) == {"quiz-sobrescrita", "nivel-1", "nivel-2"}
     from graders.grading import grade
     from graders.submission import read
@@ -397,7 +399,7 @@ def test_corrupted_storage_is_set_aside_and_the_page_works(browser, site_url):
     assert len(kept) == 2
     assert page.evaluate(f"localStorage.getItem({json.dumps(kept[0])})") in ('{isto não é json', json.dumps({"version": 99, "code": "futuro"}, separators=(",", ":")))
     choose(page, "quiz-sobrescrita", {"resposta": "meio-documento"})
-    assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
+    assert verify(page, "quiz-sobrescrita") == "A verificação passou."
     assert recorder.console_errors == []
     context.close()
 
@@ -480,7 +482,7 @@ def test_blocked_storage_is_reported_and_nothing_breaks(browser, site_url):
     alert = widget(page, "quiz-sobrescrita").locator(".exercise-alert")
     alert.wait_for(state="visible")
     assert "não deixou a página guardar" in alert.inner_text()
-    assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
+    assert verify(page, "quiz-sobrescrita") == "A verificação passou."
     assert recorder.console_errors == []
     context.close()
 
@@ -543,7 +545,7 @@ def test_parar_while_python_loads_cancels_the_check(browser, site_url):
         "document.querySelector(\"section[data-exercise='quiz-sobrescrita'] .exercise-summary\").textContent.includes('interrompida')",
         timeout=VERDICT_TIMEOUT_MS,
     )
-    assert verify(page, "quiz-sobrescrita") == "Todas as verificações passaram."
+    assert verify(page, "quiz-sobrescrita") == "A verificação passou."
     context.close()
 
 
@@ -598,8 +600,12 @@ def test_written_answers_are_kept_exported_shown_beside_a_model_and_read_by_the_
     assert widget(page, "nivel-1").locator(".exercise-writing[data-writing='por-que-turns'] textarea").input_value().startswith("Sem turns")
     assert nivel2.locator(".exercise-writing__model").count() == 0  # no model answer before committing
     verify(page, "nivel-2")
+    assert nivel2.locator(".exercise-writing__model").count() == 0  # nor after a blank Verificar
+    choose(page, "nivel-2", {"falha-escrita": "sobrescreve", "efeito-escrita": "meio-documento"})
+    verify(page, "nivel-2")  # the first flaw answered right: its model explanation, not the second's
     model = nivel2.locator(".exercise-writing[data-writing='primeira-falha'] .exercise-writing__model")
     assert "os.replace" in model.inner_text()
+    assert nivel2.locator(".exercise-writing[data-writing='segunda-falha'] .exercise-writing__model").count() == 0
     with page.expect_download() as info:
         page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
     path = tmp_path / "respostas.json"
@@ -633,6 +639,9 @@ def test_lesson_visuals_the_ab_figure_and_the_kill_the_process_demo(browser, sit
     demo = page.locator(".torn-demo[data-mounted]")
     demo.get_by_role("button", name="Derrubar cada versão 30 vezes").click()
     demo.locator(".torn-demo__table").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    # The lesson's words name the table's columns: a killed process, and a power loss apart.
+    headers = demo.locator(".torn-demo__table th[scope='col']").all_inner_texts()
+    assert "Processo morto" in headers and "Falta de energia" in headers
 
     def count(writer, column):
         return int(demo.locator(f"tr[data-writer='{writer}'] td[data-{column}]").get_attribute(f"data-{column}"))
@@ -707,3 +716,140 @@ def test_power_loss_is_advice_beside_the_killed_process(lesson):
     assert power.locator(".crash-timeline__badge").inner_text() == "aviso"
     assert "os.fsync" in power.inner_text() and "vazio" in power.inner_text()
     assert "conselho, não conta na nota" in section.locator(".crash-timeline__intro").inner_text()
+
+
+# --- issue 16: failing reveals nothing; "Mostrar a resposta" reveals, and is recorded ---------------
+
+
+def _words(text):
+    import re
+
+    return re.sub(r"[`*“”\"'().,:;!?—-]", " ", text.lower()).split()
+
+
+def _leaks(shown: str, question: dict) -> list[str]:
+    """Right options of `question` whose words appear in `shown`: five in a row; in multiple choice
+    (field names, which the effect questions all name once), the right names said more than the wrong."""
+    import re
+
+    said = _words(shown)
+    runs = {tuple(said[i:i + 5]) for i in range(len(said) - 4)}
+    if question["type"] == "multiple":
+        count = {o["id"]: len(re.findall(rf"\b{re.escape(o['text'].strip('`'))}\b", shown)) for o in question["options"]}
+        right = [o["id"] for o in question["options"] if o.get("correct")]
+        wrong = [o["id"] for o in question["options"] if not o.get("correct")]
+        return right if min(count[i] for i in right) > max(count[i] for i in wrong) else []
+    leaks = []
+    for option in question["options"]:
+        if not option.get("correct"):
+            continue
+        words = _words(option["text"])
+        if any(tuple(words[i:i + 5]) in runs for i in range(len(words) - 4)):
+            leaks.append(option["id"])
+    return leaks
+
+
+def _feedback_shown(page, exercise_id) -> dict[str, str]:
+    """What the criteria list says about each criterion: its title or label, and its messages."""
+    section = widget(page, exercise_id)
+    return {li.get_attribute("data-criterion"): li.inner_text() for li in section.locator("li[data-criterion]").all()}
+
+
+def _check_nothing_revealed(page, exercise_id):
+    meta = exercises.load(exercise_id)
+    titles = {c["id"]: c["title"].replace("`", "") for c in meta["criteria"]}
+    labels = {c["id"]: c["label"].replace("`", "") for c in meta["criteria"]}
+    shown = _feedback_shown(page, exercise_id)
+    section = widget(page, exercise_id)
+    for question in meta.get("questions", []):
+        cid = question["criterion"]
+        assert states(page, exercise_id)[cid] == "falhou", (exercise_id, cid)
+        label = section.locator(f"li[data-criterion='{cid}'] .exercise-criterion__label").inner_text()
+        assert label == titles[cid] and labels[cid][:30] not in shown[cid], (exercise_id, cid, label)
+        everything = "\n".join(shown.values()) + section.locator(".exercise-summary").inner_text()
+        assert not _leaks(everything, question), (exercise_id, question["id"], _leaks(everything, question))
+    assert section.locator(".exercise-writing__model").count() == 0, exercise_id
+    assert section.locator(".exercise-criterion__answer").count() == 0, exercise_id
+
+
+def _answer_everything_wrong(page, exercise_id):
+    for question in exercises.questions(exercise_id):
+        name = f"{exercise_id}--{question['id']}"
+        if question["type"] == "multiple":  # every field ticked: some are not missing
+            for option in question["options"]:
+                widget(page, exercise_id).locator(f"input[name='{name}'][value='{option['id']}']").check()
+        else:
+            wrong = next(o["id"] for o in question["options"] if not o.get("correct"))
+            widget(page, exercise_id).locator(f"input[name='{name}'][value='{wrong}']").check()
+
+
+@pytest.mark.parametrize("exercise_id", ["quiz-sobrescrita", "nivel-1", "nivel-2"])
+def test_failing_reveals_no_answer_and_mostrar_a_resposta_does_and_is_exported(browser, site_url, tmp_path, exercise_id):
+    import subprocess
+    import sys
+
+    from conftest import ROOT
+
+    context = browser.new_context(accept_downloads=True)
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    section = widget(page, exercise_id)
+    # A blank Verificar: nothing revealed, and nothing to reveal yet (no real attempt).
+    verify(page, exercise_id)
+    _check_nothing_revealed(page, exercise_id)
+    assert section.get_by_role("button", name="Mostrar a resposta").count() == 0
+    # A wrong Verificar: still nothing revealed; now the student may ask for the answer.
+    _answer_everything_wrong(page, exercise_id)
+    verify(page, exercise_id)
+    _check_nothing_revealed(page, exercise_id)
+    asked = list(dict.fromkeys(q["criterion"] for q in exercises.questions(exercise_id)))
+    assert section.get_by_role("button", name="Mostrar a resposta").count() == len(asked)
+    # Reload: the attempt is remembered, the neutral titles too.
+    page.wait_for_timeout(600)
+    page.reload()
+    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    section = widget(page, exercise_id)
+    assert section.get_by_role("button", name="Mostrar a resposta").count() == len(asked)
+    _check_nothing_revealed(page, exercise_id)
+    # "Mostrar a resposta" on one criterion: its label, right options and model explanations appear.
+    target = asked[-1]
+    item = section.locator(f"li[data-criterion='{target}']")
+    item.get_by_role("button", name="Mostrar a resposta").click()
+    item.locator(".exercise-criterion__answer").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    meta = exercises.load(exercise_id)
+    label = next(c["label"] for c in meta["criteria"] if c["id"] == target).replace("`", "")
+    assert item.locator(".exercise-criterion__label").inner_text() == label
+    answer = item.locator(".exercise-criterion__answer").inner_text()
+    for question in (q for q in meta["questions"] if q["criterion"] == target):
+        assert _leaks(answer, question), "the right option is not shown"
+    assert states(page, exercise_id)[target] == "falhou"  # revealing changes no verdict
+    tied = [w["id"] for w in meta.get("writings", []) if w.get("criterion") == target]
+    for writing in tied:
+        box = section.locator(f".exercise-writing[data-writing='{writing}']")
+        if box.is_visible():
+            assert box.locator(".exercise-writing__model").count() == 1
+    others = [w["id"] for w in meta.get("writings", []) if w.get("criterion") != target]
+    for writing in others:
+        assert section.locator(f".exercise-writing[data-writing='{writing}'] .exercise-writing__model").count() == 0
+    assert item.get_by_role("button", name="Mostrar a resposta").count() == 0
+    # The other criteria keep their neutral titles.
+    for other in asked[:-1]:
+        title = next(c["title"] for c in meta["criteria"] if c["id"] == other).replace("`", "")
+        assert section.locator(f"li[data-criterion='{other}'] .exercise-criterion__label").inner_text() == title
+    # The export records it, and the CLI reports it for that criterion.
+    page.wait_for_timeout(600)
+    with page.expect_download() as info:
+        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+    path = tmp_path / "respostas.json"
+    info.value.save_as(path)
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["version"] == 2 and doc["exercises"][exercise_id]["revealed"] == [target]
+    assert recorder.console_errors == []
+    context.close()
+    run = subprocess.run([sys.executable, "-m", "graders", exercise_id, str(path), "--isolamento", "reduzido"],
+                         capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert run.returncode == 1, run.stderr
+    assert f"[falhou] {target} (resposta revelada)" in run.stdout
+    assert "1 resposta revelada" in run.stdout.splitlines()[0]

@@ -64,7 +64,7 @@ def test_exported_answers_are_graded_with_every_criterion():
     assert len(result["criteria"]) == 6
     quiz = cli("quiz-sobrescrita", CORPUS / "respostas" / "alguns_erros.json", "--format", "json")
     assert quiz.returncode == 1
-    assert "atômica" in json.loads(quiz.stdout)[0]["criteria"][0]["message"]
+    assert "no instante em que abre o arquivo" in json.loads(quiz.stdout)[0]["criteria"][0]["message"]
 
 
 @pytest.mark.parametrize(

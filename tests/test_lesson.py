@@ -156,8 +156,15 @@ def test_nivel_2_criteria_are_the_contract():
 
 
 def test_nivel_1_criteria_are_the_contract():
-    ids = [c["id"] for c in exercise_meta("nivel-1")["criteria"]]
-    assert ids == ["campos-faltantes"] + [f"explica-{k}" for k in PROTOCOL_KEYS if k != "messages"] + ["seis-campos"]
+    """One effect question for each of the eight fields on the list, missing or not, in a neutral order."""
+    meta = exercise_meta("nivel-1")
+    fields = [o["id"] for o in meta["questions"][0]["options"]]
+    assert sorted(fields) == sorted(PROTOCOL_KEYS + ["createdAt", "model"])
+    ids = [c["id"] for c in meta["criteria"]]
+    assert ids == ["campos-faltantes"] + [f"explica-{k}" for k in sorted(fields, key=str.lower)] + ["seis-campos"]
+    assert [c["title"] for c in meta["criteria"][1:-1]] == [f"Efeito {n}" for n in range(1, 9)]
+    # A written-answer box for every field the student may mark, missing or not.
+    assert sorted(w["option"] for w in meta["writings"]) == sorted(fields)
 
 
 @pytest.mark.parametrize("exercise_id", ["quiz-sobrescrita", "nivel-1", "nivel-2"])
@@ -168,7 +175,10 @@ def test_structured_questions_are_form_controls(site_dir, exercise_id):
         kind = "checkbox" if question["type"] == "multiple" else "radio"
         for option in question["options"]:
             assert f'<input type="{kind}" name="{exercise_id}--{question["id"]}" value="{option["id"]}">' in html
-            assert option["feedback"].strip(), f"{option['id']} has no feedback"
+            if question["type"] == "multiple":
+                assert "feedback" not in option  # one aggregate note: per-option notes sort the options in one click
+            else:
+                assert option["feedback"].strip(), f"{option['id']} has no feedback"
 
 
 def test_lesson_is_in_portuguese(site_dir, lesson):
@@ -239,7 +249,10 @@ def test_criteria_shown_before_verification_give_no_answer_away(site_dir, exerci
         assert re.sub(r"[`*]", "", criterion["label"])[:40] not in shown
     for question in data.get("questions", []):
         if question.get("type") == "multiple":
-            continue  # the missing fields themselves: the titles name the topic of each ("Sobre `task`")
+            # The missing fields themselves: no title names one ("Efeito 1", not "Sobre `task`").
+            for option in question["options"]:
+                assert not any(option["id"] in c["title"] for c in data["criteria"]), option["id"]
+            continue
         for option in question["options"]:
             if option.get("correct"):
                 text = " ".join(re.sub(r"[`*]", "", option["text"]).split())
@@ -260,3 +273,156 @@ def test_the_right_option_is_neither_usually_first_nor_usually_longest():
         wrong = [o for o in q["options"] if not o.get("correct")]
         assert all(o.get("feedback") for o in wrong), q["id"]  # each misconception has its own feedback
         assert len({o["feedback"] for o in wrong}) == len(wrong), q["id"]
+
+
+# --- issue 16: each fact a specialist corrected, checked on the built page ------------------------
+
+
+def _flat(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _from_bundle(site_dir, name: str) -> str:
+    """What "Ver a solução de referência" shows: the file as the page's Python receives it."""
+    import zipfile
+
+    with zipfile.ZipFile(site_dir / "assets" / "python" / "lesson.zip") as bundle:
+        return bundle.read(name).decode("utf-8")
+
+
+def test_nivel_2_statement_describes_the_judge_truthfully(lesson):
+    text = _flat(lesson.text)
+    assert "morto de verdade" not in text and "cada ponto possível" not in text
+    for said in ("Seu código roda uma vez", "camada de arquivos do Pyodide", "kernel do sistema operacional",
+                 "depois de cada operação, no meio de cada escrita no checkpoint, durante cada chamada de ferramenta "
+                 "e durante cada chamada ao modelo",
+                 "O arquivo julgado é o checkpoint.json da pasta em que run_agent roda (a pasta atual)",
+                 "não são julgados", "você pode apagar ou arquivar o checkpoint.json",
+                 "falta de energia deixaria", "não conta para a nota"):
+        assert said in text, said
+
+
+def test_claude_code_rewinds_to_any_earlier_prompt(lesson):
+    text = _flat(lesson.text)
+    assert "antes do último prompt" not in text
+    assert "o ponto antes de qualquer prompt anterior, escolhido pelo usuário com /rewind" in text
+
+
+@pytest.mark.parametrize("exercise_id", ["nivel-1", "nivel-2"])
+def test_reference_solutions_say_in_portuguese_only_what_they_do(site_dir, exercise_id):
+    import io
+    import tokenize
+
+    source = _from_bundle(site_dir, f"exercises/{exercise_id}/solution.py")
+    comments = [t.string for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    assert comments
+    for comment in comments:
+        assert not set(comment.lower().split()) & {"the", "against", "only", "same", "save", "point", "durable"}, comment
+    said = _flat(" ".join(comments))
+    if exercise_id == "nivel-2":
+        # Durable against power loss only with both fsyncs, the directory one guarded for Windows.
+        assert "os.fsync(f.fileno())" in source and "os.fsync(folder)" in source
+        assert source.index('if os.name == "posix":') < source.index("os.fsync(folder)")
+        assert "falta de energia" in said and "Ponto de gravação A" in said
+    else:
+        assert "fsync(" not in source  # it claims no durability it lacks
+        assert "Contra falta de energia isso não basta" in said and "mesmo cuidado" not in said
+
+
+def test_fsync_is_not_said_to_reach_the_platter_on_macos(lesson):
+    text = _flat(lesson.text)
+    assert "garantem que os bytes do arquivo novo já estão no disco físico" not in text
+    assert "F_FULLFSYNC" in text and "no macOS, não" in text
+
+
+def test_tool_result_is_a_block_inside_a_user_message(lesson):
+    text = _flat(lesson.text)
+    assert "user, assistant e tool_result" not in text
+    assert "blocos tool_result dentro de uma mensagem user" in text
+
+
+def test_the_demo_tells_a_killed_process_from_a_power_loss(lesson):
+    text = _flat(lesson.text)
+    assert "como numa falta de energia" not in text  # a torn write is not what a power loss leaves
+    assert "A coluna Processo morto conta" in text and "o sistema operacional continua de pé" in text
+    assert "A coluna Falta de energia conta" in text and "não foi sincronizado com os.fsync" in text
+
+
+@pytest.mark.parametrize("exercise_id", ["nivel-1"])
+def test_a_turn_count_from_zero_fires_late_or_never_not_early(lesson, exercise_id):
+    everything = _flat(lesson.text) + (ROOT / "exercises" / exercise_id / "exercise.toml").read_text(encoding="utf-8")
+    assert "cedo demais" not in everything
+    assert "tarde demais" in _flat(lesson.text) and "nunca disparar" in _flat(lesson.text)
+
+
+def test_tokens_used_is_defined_as_what_the_grader_checks(lesson):
+    assert "a soma de usage.output_tokens de todas as respostas do modelo" in _flat(lesson.text)
+
+
+def test_an_interrupted_in_place_write_leaves_an_empty_file_or_the_start_of_the_json(lesson):
+    text = _flat(lesson.text)
+    assert "meio documento" not in text and "JSON truncado" not in text
+    assert "vazio ou só com o começo do JSON" in text and "numa única chamada write" in text
+    for exercise_id in ("quiz-sobrescrita", "nivel-1", "nivel-2"):
+        assert "meio documento" not in (ROOT / "exercises" / exercise_id / "exercise.toml").read_text(encoding="utf-8")
+
+
+def test_the_orphan_call_can_be_inferred_and_pending_tool_use_makes_it_explicit(lesson):
+    text = _flat(lesson.text)
+    assert "não faz ideia de que ficou uma chamada órfã" not in text
+    assert "deduzi-la do fim de messages" in text and "pendingToolUse deixa explícito" in text
+
+
+def test_usage_is_a_precaution_and_sdk_objects_are_bridged(lesson):
+    text = _flat(lesson.text)
+    assert "usage pode faltar ou vir None" not in text
+    assert "A API real sempre manda usage" in text and "modelos falsos de teste" in text
+    assert "response.stop_reason" in text and "block.model_dump()" in text
+
+
+def test_the_directory_fsync_is_guarded_for_windows(lesson):
+    writer = next(b.text for b in lesson.code_blocks if "os.fsync(folder)" in b.text)
+    guard = writer.index('if os.name == "posix":')
+    assert guard < writer.index("os.open(directory") < writer.index("os.fsync(folder)")
+
+
+def test_the_quiz_feedback_names_both_decoding_errors():
+    right = next(o for o in exercise_meta("quiz-sobrescrita")["questions"][0]["options"] if o.get("correct"))
+    assert "JSONDecodeError" in right["feedback"] and "UnicodeDecodeError" in right["feedback"]
+
+
+def test_a_resume_sketch_loads_checks_the_version_and_continues(lesson):
+    sketch = next(b.text for b in lesson.code_blocks if "json.load(f)" in b.text)
+    assert len(sketch.strip().splitlines()) == 6
+    assert sketch.index("json.load(f)") < sketch.index('state.get("version") != 1') < sketch.index("call_model(")
+
+
+def test_pending_tool_use_is_written_as_a_dict_not_a_set(lesson):
+    text = _flat(lesson.text)
+    assert '{"id", "name", "input"}' not in text and "{id, name, input}" not in text
+    assert '{"id": ..., "name": ..., "input": ...}' in text
+
+
+def test_the_portuguese_the_teacher_asked_for(lesson, site_dir):
+    text = _flat(lesson.text)
+    for calque in ("trocá-lo de lugar", "devolva pendingToolUse", "só cava o buraco", "rasgad", "sai de compasso",
+                   "a vaga reservada", "ler de volta", "quando ela melhora comprovadamente", "de plantão",
+                   "queda de energia", "falta de luz", "maquinário", "«", "»", "vez(es)", "(ns)"):
+        assert calque not in text, calque
+    assert "pô-lo no lugar do antigo com os.replace" in text and "falta de energia" in text
+
+
+def test_the_quiz_has_one_name_everywhere(lesson, home, site_dir):
+    name = exercise_meta("quiz-sobrescrita")["title"]
+    assert name == "Pergunta: o que dá errado ao sobrescrever no lugar?"
+    assert lesson.headings["quiz-sobrescrita"] == name
+    assert name in home.text
+    html = (site_dir / "licao-2" / "index.html").read_text(encoding="utf-8")
+    assert f'aria-label="Exercício: {name}"' in html
+
+
+def test_the_quiz_comes_before_the_paragraph_that_answers_it(lesson):
+    headings = list(lesson.headings)
+    assert headings.index("como-salvar") < headings.index("quiz-sobrescrita") < headings.index("nao-atomico")
+    text = _flat(lesson.text)
+    assert text.index("Qual é o problema disso?") < text.index("esvazia o arquivo antigo na hora")

@@ -52,6 +52,7 @@ def refused(path, exercise="nivel-2") -> str:
 
 
 def export(exercises=None, **top) -> str:
+    """An answers file; version 1 unless `version=` says otherwise."""
     doc = {"format": FORMAT, "version": 1, "exercises": {} if exercises is None else exercises}
     doc.update(top)
     return json.dumps(doc)
@@ -328,6 +329,9 @@ MALFORMED = {
     "answer list with a number": (export({"nivel-2": {"answers": {"q": ["a", 1]}}}), "(veio uma lista)"),
     "answer list with null": (export({"nivel-2": {"answers": {"q": ["a", None]}}}), "deveria ser o id"),
     "answer nested list": (export({"nivel-2": {"answers": {"q": [["a"]]}}}), "deveria ser o id"),
+    "version 3": (export(version=3), "(esperada: 1 ou 2)"),
+    "revealed text": (export({"nivel-2": {"revealed": "ponto-a"}}, version=2), 'o campo revealed de "nivel-2" deveria ser uma lista'),
+    "revealed with a number": (export({"nivel-2": {"revealed": ["ponto-a", 1]}}, version=2), "deveria ser uma lista de ids"),
 }
 
 
@@ -349,6 +353,57 @@ def test_malformed_export_read_from_a_file_is_refused_the_same(tmp_path, name):
     path = tmp_path / "respostas.json"
     path.write_text(MALFORMED[name][0], encoding="utf-8")
     assert MALFORMED[name][1] in refused(path)
+
+
+def test_revealed_answers_are_read_from_version_2_and_old_exports_stay_readable():
+    entry = {"answers": {"falha-escrita": "dumps"}, "revealed": ["diagnostico-escrita", "diagnostico-escrita"]}
+    assert from_export(export({"nivel-2": entry}, version=2), "nivel-2").revealed == ["diagnostico-escrita"]
+    # Version 1 had no `revealed`: read as before, a stray key is not the student's choice.
+    old = from_export(export({"nivel-2": {**entry, "revealed": 5}}), "nivel-2")
+    assert old.answers == {"falha-escrita": "dumps"} and old.revealed is None
+
+
+def test_a_revealed_criterion_keeps_its_verdict_and_every_report_says_so():
+    from graders.grading import grade
+
+    sub = from_export(export({"quiz-sobrescrita": {"answers": {"resposta": "lento"}, "revealed": ["resposta"]}},
+                             version=2), "quiz-sobrescrita")
+    result = grade("quiz-sobrescrita", sub).to_dict()
+    (criterion,) = result["criteria"]
+    assert criterion["passed"] is False and criterion["revealed"] is True
+    assert "Se o processo morrer antes de a escrita acabar" in criterion["answer"]  # the right option, shown
+    assert criterion["label"]  # revealed: the full criterion too
+    result["file"] = "ana.json"
+    text = render_text([result])
+    assert "ana.json: REPROVADO (0 de 1 critério; 1 resposta revelada)" in text
+    assert "[falhou] resposta (resposta revelada):" in text
+    rows = list(csv.reader(io.StringIO(render_csv([result], "quiz-sobrescrita"))))
+    assert rows[1][3] == "falhou (resposta revelada)"
+    assert json.loads(render_json([result]))[0]["criteria"][0]["revealed"] is True
+    from graders.html_report import render_html
+
+    assert "falhou (resposta revelada)" in render_html([normalise(result)], "quiz-sobrescrita")
+
+
+def test_a_failed_answer_names_what_is_wrong_never_the_right_option():
+    from graders.grading import grade
+
+    for exercise in ("quiz-sobrescrita", "nivel-1", "nivel-2"):
+        for blank in (True, False):
+            answers = {}
+            if not blank:  # every question answered wrong (multiple choice: every option ticked)
+                for q in exercises.questions(exercise):
+                    wrong = [o["id"] for o in q["options"] if not o.get("correct")]
+                    answers[q["id"]] = [o["id"] for o in q["options"]] if q["type"] == "multiple" else wrong[0]
+            verdict = grade(exercise, Submission(None if exercise == "quiz-sobrescrita" else "", answers, {})).to_dict()
+            messages = {c["id"]: c for c in verdict["criteria"]}
+            for q in exercises.questions(exercise):
+                c = messages[q["criterion"]]
+                assert not c["passed"] and "label" not in c and "answer" not in c, c
+                for o in q["options"]:
+                    if o.get("correct"):  # neither the option's text nor, in multiple choice, its name
+                        assert (o["text"] if q["type"] == "multiple" else o["text"][:40]) not in c["message"], (c["id"], o["id"])
+            assert all(not w["model"] for w in verdict.get("writings", [])), exercise
 
 
 def test_site_blank_answers_are_dropped_and_lists_kept():

@@ -3,6 +3,7 @@ import os
 
 
 def save_checkpoint(state):
+    # Os seis campos do protocolo, nem mais, nem menos, com os valores do estado.
     checkpoint = {
         "version": state["version"],
         "task": state["task"],
@@ -11,7 +12,10 @@ def save_checkpoint(state):
         "messages": state["messages"],
         "pendingToolUse": state["pendingToolUse"],
     }
-    # The same care as in the lesson: a whole temporary file, then an atomic swap.
+    # O exercício pede só os seis campos. Mesmo assim, a gravação usa o temporário na mesma
+    # pasta e os.replace: se o processo morrer no meio, checkpoint.json continua sendo a versão
+    # anterior inteira. Contra falta de energia isso não basta: faltariam os.fsync no
+    # temporário e na pasta, como no Nível 2.
     with open("checkpoint.json.tmp", "w", encoding="utf-8") as f:
         f.write(json.dumps(checkpoint, ensure_ascii=False))
     os.replace("checkpoint.json.tmp", "checkpoint.json")

@@ -4,14 +4,26 @@ import os
 
 def save_checkpoint(state):
     final_path = "checkpoint.json"
-    tmp_path = final_path + ".tmp"  # same directory: the rename stays atomic
+    tmp_path = final_path + ".tmp"  # na mesma pasta: a troca de nome continua atômica
 
     with open(tmp_path, "w", encoding="utf-8") as f:
         f.write(json.dumps(state, ensure_ascii=False, indent=2))
         f.flush()
-        os.fsync(f.fileno())  # durable against power loss, not only a killed process
+        os.fsync(f.fileno())  # os bytes do temporário vão para o disco antes da troca
 
+    # Se o processo morrer em qualquer ponto, checkpoint.json é a versão anterior ou a nova,
+    # sempre inteira.
     os.replace(tmp_path, final_path)
+
+    # Contra falta de energia, a troca de nome também precisa ir para o disco: fsync na pasta.
+    # Com os dois fsync, o checkpoint resiste a uma falta de energia no Linux (no macOS, só com
+    # fcntl.F_FULLFSYNC). No Windows não dá para abrir uma pasta com os.open: lá, pula-se.
+    if os.name == "posix":
+        folder = os.open(".", os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 def run_agent(task, tools, call_model, execute_tool):
@@ -32,7 +44,7 @@ def run_agent(task, tools, call_model, execute_tool):
 
         block = next(b for b in response["content"] if b["type"] == "tool_use")
 
-        # Save point A: the model asked for a tool that has not run yet.
+        # Ponto de gravação A: o modelo pediu uma ferramenta que ainda não rodou.
         state["pendingToolUse"] = {
             "id": block["id"],
             "name": block["name"],
@@ -51,7 +63,7 @@ def run_agent(task, tools, call_model, execute_tool):
         state["turns"] += 1
         state["pendingToolUse"] = None
 
-        # Save point B: this turn's tool result is fully recorded in messages.
+        # Ponto de gravação B: o resultado da ferramenta deste turno já está inteiro em messages.
         save_checkpoint(state)
 
         response = call_model(tools=tools, messages=state["messages"])

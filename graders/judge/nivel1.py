@@ -94,7 +94,9 @@ def judge(trace: Trace) -> CriterionResult:
             return CriterionResult(CID, False, f"{label}: o {shown} {left_on_disk(content or b'')} — não é JSON válido.",
                                    disk=disk_view(label, shown, content))
         if saved != state:
-            found = protocol.problems(saved, task=TASK, conversation=state["messages"], tokens_allowed={state["tokensUsed"]}) or [
+            found = _without_missing_names(
+                saved, protocol.problems(saved, task=TASK, conversation=state["messages"], tokens_allowed={state["tokensUsed"]})
+            ) or [
                 f"`{k}` gravado como {protocol.brief(saved.get(k))}, mas o estado tinha {protocol.brief(state[k])}"
                 for k in protocol.FIELDS if isinstance(saved, dict) and saved.get(k) != state[k]
             ]
@@ -125,3 +127,16 @@ def _final_problem(trace: Trace, work: str, last: dict) -> CriterionResult | Non
                                            "save_checkpoint recebeu: o código mudou o arquivo depois de gravá-lo.",
                                disk=disk_view("fim da execução", shown, content))
     return None
+
+
+def _without_missing_names(saved, problems: list[str]) -> list[str]:
+    """The same problems, but the missing fields are counted, not named: naming them would answer
+    the exercise's own question ("quais campos faltam?") on the first Verificar of the starter."""
+    if not isinstance(saved, dict) or all(k in saved for k in protocol.FIELDS):
+        return problems
+    present = [k for k in protocol.FIELDS if k in saved]
+    if present:
+        has = f"tem só {len(present)} dos seis campos do protocolo (" + ", ".join(f"`{k}`" for k in present) + ")"
+    else:
+        has = "não tem nenhum dos seis campos do protocolo"
+    return [f"o checkpoint gravado {has}"] + [p for p in problems if not p.startswith("faltam os campos ")]

@@ -68,7 +68,7 @@ def problems(state, *, task: str, conversation: list, tokens_allowed: set[int]) 
         elif not _is_prefix(messages, conversation):
             found.append(
                 "`messages` não é a conversa que o modelo recebeu: "
-                f"{len(messages)} mensagem(ns), a última {brief(messages[-1], 70)}"
+                f"{len(messages)} {'mensagem' if len(messages) == 1 else 'mensagens'}, a última {brief(messages[-1], 70)}"
             )
             messages = None
     if "turns" in state:
@@ -76,8 +76,10 @@ def problems(state, *, task: str, conversation: list, tokens_allowed: set[int]) 
         if not _is_int(turns):
             found.append(f"`turns` deveria ser um inteiro, mas é {brief(turns)}")
         elif messages is not None and turns != tool_results_in(messages):
+            done = tool_results_in(messages)
             found.append(
-                f"`turns` é {turns}, mas `messages` registra {tool_results_in(messages)} ferramenta(s) concluída(s)"
+                f"`turns` é {turns}, mas `messages` registra {done} "
+                + ("ferramenta concluída" if done == 1 else "ferramentas concluídas")
             )
     if "tokensUsed" in state:
         tokens = state["tokensUsed"]

@@ -1,6 +1,6 @@
 # why: five fields: pendingToolUse is left out
 # expect: seis-campos=falhou
-# says: pendingToolUse
+# says: tem só 5 dos seis campos do protocolo
 import json
 
 

@@ -1,6 +1,6 @@
 # why: the exercise's starter: only messages reach the file
 # expect: seis-campos=falhou
-# says: faltam os campos
+# says: tem só 1 dos seis campos do protocolo (`messages`)
 import json
 
 

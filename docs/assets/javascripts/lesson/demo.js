@@ -44,8 +44,8 @@ function render(result, host) {
   const torn = result.writers.find((w) => w.example);
   if (torn) {
     parts.push(
-      node("p", {}, `Um dos arquivos que a versão “${torn.name}” deixou (queda ${torn.example.where}): `,
-        `${torn.example.size} bytes. O fim do arquivo, byte a byte — é onde a escrita foi cortada, e onde json.loads tropeçaria:`),
+      node("p", {}, `Um dos arquivos que a versão “${torn.name}” deixou (o processo morreu ${torn.example.where}): `,
+        `${torn.example.size === 1 ? "1 byte" : `${torn.example.size} bytes`}. O fim do arquivo, byte a byte — é onde a escrita foi cortada, e onde json.loads falharia:`),
       node("pre", { class: "torn-demo__bytes", tabindex: "0" },
         (torn.example.start ? "…\n" : "") + hexdump(torn.example.bytes, torn.example.start || 0)));
   }
@@ -62,7 +62,7 @@ export function mountDemos(root = document) {
     button.addEventListener("click", async () => {
       const runtime = sharedRuntime();
       button.disabled = true;
-      status.textContent = runtime.state === "ready" ? "Derrubando o processo…" : "Carregando Python…";
+      status.textContent = runtime.state === "ready" ? "Simulando a morte do processo…" : "Carregando Python…";
       try {
         const reply = await runtime.call({ action: "demo" });
         render(reply.demo, result);

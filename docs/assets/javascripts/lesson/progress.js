@@ -3,6 +3,8 @@ import * as storage from "./storage.js";
 
 export const EXERCISES = ["quiz-sobrescrita", "nivel-1", "nivel-2"];
 const EXPORT_FORMAT = "checkpoints-licao-2/respostas";
+// Version 2 added `revealed`: the criteria whose answer the student chose to see.
+const EXPORT_VERSION = 2;
 
 function stateOf(record) {
   if (record?.passed === true) return ["concluido", "concluído"];
@@ -29,9 +31,10 @@ export function exportAnswers() {
       answers: record.answers ?? {},
       ...(record.code != null ? { code: record.code } : {}),
       ...(record.texts && Object.keys(record.texts).length ? { texts: record.texts } : {}),
+      ...(Array.isArray(record.revealed) && record.revealed.length ? { revealed: record.revealed } : {}),
     };
   }
-  const doc = { format: EXPORT_FORMAT, version: 1, exportedAt: new Date().toISOString(), exercises };
+  const doc = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: new Date().toISOString(), exercises };
   const url = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" }));
   const link = Object.assign(document.createElement("a"), { href: url, download: "respostas-licao-2.json" });
   document.body.append(link);

@@ -24,6 +24,15 @@ function rich(text) {
   return fragment;
 }
 
+/** "1 byte", "850 bytes"; "1 deixou", "2 deixaram": real plurals, never "byte(s)". */
+function bytes(n) {
+  return n === 1 ? "1 byte" : `${n} bytes`;
+}
+
+function left(n) {
+  return n === 1 ? "1 deixou" : `${n} deixaram`;
+}
+
 function pointName(point, total) {
   return `Queda ${point.n} de ${total}`;
 }
@@ -37,8 +46,8 @@ function diskText(disk, path) {
 
 function diskNote(disk) {
   if (!disk.exists) return "Arquivo ausente.";
-  if (disk.json != null) return `JSON completo (${disk.bytes} bytes), abre na retomada:`;
-  return `Não é um JSON completo (${disk.bytes} bytes): json.loads falharia. Os bytes, como ficaram:`;
+  if (disk.json != null) return `JSON completo (${bytes(disk.bytes)}), abre na retomada:`;
+  return `Não é um JSON completo (${bytes(disk.bytes)}): json.loads falharia. Os bytes, como ficaram:`;
 }
 
 /**
@@ -147,14 +156,14 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
   const table = node("details", { class: "crash-timeline__table" },
     node("summary", {}, "Ver todas as quedas numa tabela"),
     node("table", {},
-      node("caption", {}, `Quedas simuladas: ${total}, das quais ${failed} deixaram o disco errado`),
+      node("caption", {}, `Quedas simuladas: ${total}, das quais ${left(failed)} o disco errado`),
       node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "#"), node("th", { scope: "col" }, "Parte do loop"),
         node("th", { scope: "col" }, "Momento da queda"), node("th", { scope: "col" }, "Processo morto"),
         node("th", { scope: "col" }, "Falta de energia"))),
       node("tbody", {}, ...rows)));
 
   const legend = `Cada marca é um momento em que o processo poderia morrer (${total} no total` +
-    (listed < total ? `, ${listed} mostrados` : "") + `; ${failed} deixariam o disco errado). ` +
+    (listed < total ? `, ${listed} mostrados` : "") + `; ${failed === 1 ? "1 deixaria" : `${failed} deixariam`} o disco errado). ` +
     "A1 é depois que o modelo pede a 1ª ferramenta, antes de ela rodar; B1, depois que ela rodou; “modelo 2”, durante a 2ª chamada ao modelo. " +
     (powerFailed ? `Numa falta de energia, ${powerFailed} ${powerFailed === 1 ? "deles deixaria" : "deles deixariam"} o disco errado (marcas com ponto; ${graded ? "conta na nota" : "conselho, não conta na nota"}). ` : "") +
     "Selecione uma marca (ou use as setas) para ver o que a retomada encontraria.";

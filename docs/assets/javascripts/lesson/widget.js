@@ -68,10 +68,18 @@ export class ExerciseWidget {
     this.questions = [...section.querySelectorAll("fieldset.exercise-question")];
     this.writings = [...section.querySelectorAll(".exercise-writing")];
     this.criteria = new Map([...section.querySelectorAll("li[data-criterion]")].map((li) => [li.dataset.criterion, li]));
+    // The neutral titles, put back whenever a criterion is not (or no longer) answered right.
+    this.titles = new Map([...this.criteria].map(([id, li]) => [id, li.querySelector(".exercise-criterion__label").innerHTML]));
+    // Criteria answered by questions (the others are judged from the code).
+    this.asked = new Set(this.questions.map((f) => f.dataset.criterion));
   }
 
   mount() {
     const { record, problem } = storage.load(this.id);
+    // Criteria whose questions were all answered at some Verificar (a real attempt), and those
+    // whose answer the student chose to see: both kept in the record; `revealed` is exported.
+    this.attempted = new Set(Array.isArray(record?.attempted) ? record.attempted : []);
+    this.revealed = new Set(Array.isArray(record?.revealed) ? record.revealed : []);
     this.alertBox = el("div", { class: "exercise-alert admonition warning", role: "alert", hidden: true });
     this.section.prepend(this.alertBox);
     if (problem) this.alert(`Atenção: ${problem}. Este exercício recomeça do código inicial.`);
@@ -123,6 +131,12 @@ export class ExerciseWidget {
     return result;
   }
 
+  /** Criteria every question of which has an answer right now. */
+  answeredCriteria() {
+    const blank = new Set(this.questions.filter((f) => !f.querySelector("input:checked")).map((f) => f.dataset.criterion));
+    return [...this.asked].filter((id) => !blank.has(id));
+  }
+
   /** Options in an order of this student's own, kept with their record once they start. */
   applyOptionOrder(saved) {
     this.order = {};
@@ -168,8 +182,9 @@ export class ExerciseWidget {
   renderModels(writings) {
     for (const box of this.writings) {
       box.querySelector(".exercise-writing__model")?.remove();
+      // The grader sends a model explanation only once its criterion is answered right or revealed.
       const writing = (writings || []).find((w) => w.id === box.dataset.writing);
-      if (!writing) continue;
+      if (!writing?.model) continue;
       box.append(el("div", { class: "exercise-writing__model" },
         el("p", {}, el("strong", {}, "Explicação de referência"), " — compare com o que você escreveu:"),
         el("p", {}, richText(writing.model))));
@@ -264,14 +279,29 @@ export class ExerciseWidget {
     list.after(this.summary, this.disk, this.timelineBox, this.solution);
   }
 
-  setCriterion(li, state, message = "", hint = "", label = "") {
+  setCriterion(li, criterion) {
+    const state = criterion.passed ? "ok" : "falhou";
+    const id = li.dataset.criterion;
     li.dataset.state = state;
-    // Once the student has committed, the neutral title gives way to the full criterion.
-    if (label) li.querySelector(".exercise-criterion__label").replaceChildren(richText(label));
+    // The full criterion states the answer: it replaces the neutral title only once the student
+    // answered it right or chose to see it (an older verdict may carry labels for every criterion).
+    const label = li.querySelector(".exercise-criterion__label");
+    if (criterion.label && (criterion.passed || criterion.revealed)) label.replaceChildren(richText(criterion.label));
+    else label.innerHTML = this.titles.get(id);
     li.querySelector(".exercise-criterion__state").textContent = STATE_TEXT[state];
-    li.querySelectorAll(".exercise-criterion__message").forEach((m) => m.remove());
-    const text = state === "falhou" ? message : hint;
+    li.querySelectorAll(".exercise-criterion__message, .exercise-criterion__answer, .exercise-criterion__reveal").forEach((m) => m.remove());
+    const text = state === "falhou" ? criterion.message : criterion.hint;
     if (text) li.append(el("p", { class: "exercise-criterion__message" }, richText(text)));
+    if (criterion.revealed && criterion.answer) {
+      li.append(el("div", { class: "exercise-criterion__answer" },
+        el("p", {}, el("strong", {}, "Resposta"), " (revelada a seu pedido; isso fica registrado no que você exportar):"),
+        ...criterion.answer.split("\n").map((line) => el("p", {}, richText(line)))));
+    } else if (state === "falhou" && this.asked.has(id) && this.attempted.has(id) && !this.revealed.has(id)) {
+      // After a real attempt, the student may choose to see the answer: an explicit, recorded choice.
+      li.append(el("p", { class: "exercise-criterion__reveal" },
+        el("button", { type: "button", class: "md-button", onclick: () => this.reveal(id) }, "Mostrar a resposta"),
+        " Fica registrado no seu progresso e no arquivo que você exportar."));
+    }
   }
 
   /** Results of an earlier run stay on screen, visibly marked as such, until the next verdict. */
@@ -285,14 +315,15 @@ export class ExerciseWidget {
     for (const c of verdict.criteria) {
       const li = this.criteria.get(c.id);
       if (!li) continue;
-      this.setCriterion(li, c.passed ? "ok" : "falhou", c.message, c.hint, c.label);
+      this.setCriterion(li, c);
       if (!c.passed && c.disk && !firstDisk) firstDisk = c.disk;
     }
     const passed = verdict.criteria.filter((c) => c.passed).length;
     const total = verdict.criteria.length;
-    this.summary.textContent = verdict.passed && passed === total
-      ? "Todas as verificações passaram."
-      : `${passed} de ${total} verificações passaram${restored ? " na última vez que você verificou" : ""}.`;
+    const when = restored ? " na última vez que você verificou" : "";
+    if (verdict.passed && passed === total) this.summary.textContent = total === 1 ? "A verificação passou." : "Todas as verificações passaram.";
+    else if (total === 1) this.summary.textContent = `A verificação não passou${when}.`;
+    else this.summary.textContent = `${passed} de ${total} verificações passaram${when}.`;
     this.summary.dataset.state = verdict.passed ? "ok" : "falhou";
     this.renderModels(verdict.writings);
     this.markStale(false);
@@ -348,15 +379,18 @@ export class ExerciseWidget {
     this.output.replaceChildren();
     this.markStale(true);
     this.setBusy(true, this.runtime.state === "ready" ? "Verificando…" : "Carregando Python…");
+    const answered = this.answeredCriteria();
     try {
       const reply = await this.runtime.call({
-        action: "grade", exercise: this.id, code: this.code(), answers: this.answers(), texts: this.texts() });
+        action: "grade", exercise: this.id, code: this.code(), answers: this.answers(), texts: this.texts(),
+        revealed: [...this.revealed] });
       if (!reply.ok) {
         this.showError(reply.error);
         return;
       }
+      answered.forEach((id) => this.attempted.add(id));
       this.renderVerdict(reply.verdict);
-      storage.save(this.id, { passed: reply.verdict.passed, lastVerdict: reply.verdict });
+      storage.save(this.id, { passed: reply.verdict.passed, lastVerdict: reply.verdict, attempted: [...this.attempted] });
       this.status.textContent = "Verificação concluída.";
     } catch (error) {
       this.showError(this.explain(error));
@@ -429,6 +463,16 @@ export class ExerciseWidget {
     download(`${this.id}.py`, this.code(), "text/x-python;charset=utf-8");
   }
 
+  /** "Mostrar a resposta": recorded first (record and export), then shown by a new verdict. */
+  async reveal(criterion) {
+    if (this.busy || !this.attempted.has(criterion)) return;
+    this.revealed.add(criterion);
+    storage.save(this.id, { revealed: [...this.revealed] });
+    await this.verify();
+    this.criteria.get(criterion)?.querySelector(".exercise-criterion__answer")?.setAttribute("tabindex", "-1");
+    this.criteria.get(criterion)?.querySelector(".exercise-criterion__answer")?.focus();
+  }
+
   async revealSolution() {
     try {
       const reply = await this.runtime.call({ action: "solution", exercise: this.id });
@@ -451,6 +495,7 @@ export class ExerciseWidget {
   fields() {
     const fields = { answers: this.answers() };
     if (this.questions.length) fields.order = this.order;
+    if (this.revealed.size) fields.revealed = [...this.revealed];
     if (this.writings.length) fields.texts = this.texts();
     if (this.editor) fields.code = this.code();
     return fields;
