@@ -1,0 +1,18 @@
+"""The kernel tap (CLI): runs student code under a seccomp user-notification filter and performs
+every file-system mutation itself, so the trace records exactly what reached the disk.
+
+Trusted side only: this package never runs student code. The child `run` forks installs the filter
+(`seccomp`) and execs the runner; every notified call of that process, its threads and its children
+comes to one `Supervisor`, which reads the caller (`target`), then emulates the call (`opens`,
+`writes`, `names`, `durability`), checks or refuses it (`refusals`), and answers. `server` is the
+same supervisor as a long-lived server inside the CLI's sandbox.
+"""
+
+from .run import prepare_supervisor, run_traced
+from .seccomp import build_filter, syscall_nr
+from .server import serve, wipe
+from .supervisor import Supervisor
+
+_build_filter = build_filter  # the name tests/trace use
+
+__all__ = ["Supervisor", "build_filter", "prepare_supervisor", "run_traced", "serve", "syscall_nr", "wipe"]

@@ -1,0 +1,254 @@
+"""Handlers for directory entries: rename, unlink, rmdir, mkdir, link and symlink (and their *at
+forms), done by the supervisor inside the roots and recorded with the nodes they touch."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+
+from ..ops import Event
+from .errors import Refused, errno_name
+from .linux import AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, U32, libc
+from .seccomp import NR_RENAMEAT2
+from .target import Task
+
+
+class Names:
+    """Supervisor mixin: the namespace of the roots."""
+
+    def _entry(self, task, dirfd, addr, follow=False):
+        path = self.read_path(task.tid, addr)
+        where = self.resolve(task, dirfd, path, follow)
+        if where[0] == "fd":
+            return where, None, None, ""
+        parent, name = where
+        if name in (".", ".."):
+            raise Refused(errno.EBUSY if name == "." else errno.ENOTEMPTY)
+        return where, parent, name, parent.rstrip("/") + "/" + name
+
+    def _rename(self, nid, task, odir, oaddr, ndir, naddr, flags):
+        flags &= U32
+        if flags & ~3:
+            raise Refused(errno.EINVAL)  # RENAME_WHITEOUT and unknown flags
+        _, p1, n1, full1 = self._entry(task, odir, oaddr)
+        _, p2, n2, full2 = self._entry(task, ndir, naddr)
+        if p1 is None or p2 is None:
+            raise Refused(errno.EXDEV)
+        if not self.valid(nid):
+            return None
+        a = self.open_parent(p1)
+        b = self.open_parent(p2)
+        if a is None or b is None:
+            for fd in (a, b):
+                if fd is not None and not fd[1]:
+                    os.close(fd[0])
+            return self.outside(task, "rename", f"renomear {full1!r} para {full2!r}")
+        try:
+            try:
+                moved = os.lstat(n1, dir_fd=a[0])
+            except OSError as exc:
+                self._record(Event("rename", ok=False, errno=errno_name(exc.errno), path=full1, path2=full2,
+                                   dir=self.node_of(os.fstat(a[0])), name=n1, dir2=self.node_of(os.fstat(b[0])), name2=n2))
+                raise Refused(exc.errno) from None
+            try:
+                there = os.lstat(n2, dir_fd=b[0])
+            except OSError:
+                there = None
+            try:
+                if flags:
+                    rc = libc.syscall(NR_RENAMEAT2, a[0], n1.encode("utf-8", "surrogateescape"), b[0],
+                                      n2.encode("utf-8", "surrogateescape"), flags)
+                    if rc < 0:
+                        raise OSError(ctypes.get_errno(), "renameat2")
+                else:
+                    os.rename(n1, n2, src_dir_fd=a[0], dst_dir_fd=b[0])
+            except OSError as exc:
+                self._record(Event("rename", ok=False, errno=errno_name(exc.errno), node=self.node_of(moved),
+                                   dir=self.node_of(os.fstat(a[0])), name=n1, dir2=self.node_of(os.fstat(b[0])),
+                                   name2=n2, flags=flags, path=full1, path2=full2))
+                raise Refused(exc.errno) from None
+            replaced = 0
+            if there is not None and (there.st_dev, there.st_ino) != (moved.st_dev, moved.st_ino):
+                replaced = self.node_of(there)
+            self._record(Event("rename", node=self.node_of(moved), dir=self.node_of(os.fstat(a[0])), name=n1,
+                               dir2=self.node_of(os.fstat(b[0])), name2=n2, replaced=replaced, flags=flags,
+                               path=full1, path2=full2))
+            return 0
+        finally:
+            for fd in (a, b):
+                if not fd[1]:
+                    os.close(fd[0])
+
+    def _on_rename(self, nid, task, a):
+        return self._rename(nid, task, AT_FDCWD, a[0], AT_FDCWD, a[1], 0)
+
+    def _on_renameat(self, nid, task, a):
+        return self._rename(nid, task, a[0], a[1], a[2], a[3], 0)
+
+    def _on_renameat2(self, nid, task, a):
+        return self._rename(nid, task, a[0], a[1], a[2], a[3], a[4])
+
+    def _remove(self, nid, task, dirfd, addr, directory: bool):
+        _, parent, name, full = self._entry(task, dirfd, addr)
+        if parent is None:
+            raise Refused(errno.EACCES)
+        if not self.valid(nid):
+            return None
+        opened = self.open_parent(parent)
+        kind = "rmdir" if directory else "unlink"
+        if opened is None:
+            return self.outside(task, kind, f"apagar {full!r}")
+        pfd, is_root = opened
+        try:
+            dnode = self.node_of(os.fstat(pfd))
+            try:
+                st = os.lstat(name, dir_fd=pfd)
+                if directory:
+                    os.rmdir(name, dir_fd=pfd)
+                else:
+                    os.unlink(name, dir_fd=pfd)
+            except OSError as exc:
+                self._record(Event(kind, ok=False, errno=errno_name(exc.errno), dir=dnode, name=name, path=full))
+                raise Refused(exc.errno) from None
+            self._record(Event(kind, node=self.node_of(st), dir=dnode, name=name, path=full))
+            return 0
+        finally:
+            if not is_root:
+                os.close(pfd)
+
+    def _on_unlink(self, nid, task, a):
+        return self._remove(nid, task, AT_FDCWD, a[0], False)
+
+    def _on_rmdir(self, nid, task, a):
+        return self._remove(nid, task, AT_FDCWD, a[0], True)
+
+    def _on_unlinkat(self, nid, task, a):
+        flags = a[2] & U32
+        if flags & ~AT_REMOVEDIR:
+            raise Refused(errno.EINVAL)
+        return self._remove(nid, task, a[0], a[1], bool(flags & AT_REMOVEDIR))
+
+    def _mkdir(self, nid, task, dirfd, addr, mode):
+        _, parent, name, full = self._entry(task, dirfd, addr)
+        if parent is None:
+            raise Refused(errno.EEXIST)
+        if not self.valid(nid):
+            return None
+        opened = self.open_parent(parent)
+        if opened is None:
+            return self.outside(task, "mkdir", f"criar a pasta {full!r}")
+        pfd, is_root = opened
+        try:
+            dnode = self.node_of(os.fstat(pfd))
+            try:
+                os.mkdir(name, (mode & 0o7777) & ~task.umask, dir_fd=pfd)
+                st = os.lstat(name, dir_fd=pfd)
+            except OSError as exc:
+                self._record(Event("mkdir", ok=False, errno=errno_name(exc.errno), dir=dnode, name=name, path=full, kind2="dir"))
+                raise Refused(exc.errno) from None
+            self._record(Event("mkdir", node=self.node_of(st, fresh=True), dir=dnode, name=name, path=full, kind2="dir"))
+            return 0
+        finally:
+            if not is_root:
+                os.close(pfd)
+
+    def _on_mkdir(self, nid, task, a):
+        return self._mkdir(nid, task, AT_FDCWD, a[0], a[1])
+
+    def _on_mkdirat(self, nid, task, a):
+        return self._mkdir(nid, task, a[0], a[1], a[2])
+
+    def _link(self, nid, task, odir, oaddr, ndir, naddr, flags):
+        flags &= U32
+        if flags & ~(AT_SYMLINK_FOLLOW | AT_EMPTY_PATH):
+            raise Refused(errno.EINVAL)
+        source_dup = None
+        if flags & AT_EMPTY_PATH and not self.read_path(task.tid, oaddr):
+            source_dup = self.getfd(task, odir)
+            src = None
+        else:
+            src, sp, sn, sfull = self._entry(task, odir, oaddr, follow=bool(flags & AT_SYMLINK_FOLLOW))
+            if src[0] == "fd":
+                if src[1] < 0 or src[2] < 0:
+                    raise Refused(errno.ENOENT)
+                other = Task(src[1])
+                source_dup = self.getfd(other, src[2])
+        try:
+            _, p2, n2, full2 = self._entry(task, ndir, naddr)
+            if p2 is None:
+                raise Refused(errno.EEXIST)
+            if not self.valid(nid):
+                return None
+            b = self.open_parent(p2)
+            if b is None:
+                return self.outside(task, "link", f"criar o link {full2!r}")
+            try:
+                dnode = self.node_of(os.fstat(b[0]))
+                try:
+                    if source_dup is not None:
+                        st = os.fstat(source_dup)
+                        if st.st_dev not in self.root_devs:
+                            raise Refused(errno.EXDEV)
+                        os.link(f"/proc/self/fd/{source_dup}", n2, dst_dir_fd=b[0], follow_symlinks=True)
+                    else:
+                        sp, sn = src
+                        a = self.open_parent(sp)
+                        if a is None:
+                            return self.outside(task, "link", f"criar o link {full2!r}")
+                        try:
+                            st = os.lstat(sn, dir_fd=a[0])
+                            os.link(sn, n2, src_dir_fd=a[0], dst_dir_fd=b[0], follow_symlinks=False)
+                        finally:
+                            if not a[1]:
+                                os.close(a[0])
+                except OSError as exc:
+                    self._record(Event("link", ok=False, errno=errno_name(exc.errno), dir=dnode, name=n2, path=full2))
+                    raise Refused(exc.errno) from None
+                self._record(Event("link", node=self.node_of(st), dir=dnode, name=n2, path=full2))
+                return 0
+            finally:
+                if not b[1]:
+                    os.close(b[0])
+        finally:
+            if source_dup is not None:
+                os.close(source_dup)
+
+    def _on_link(self, nid, task, a):
+        return self._link(nid, task, AT_FDCWD, a[0], AT_FDCWD, a[1], 0)
+
+    def _on_linkat(self, nid, task, a):
+        return self._link(nid, task, a[0], a[1], a[2], a[3], a[4])
+
+    def _symlink(self, nid, task, taddr, ndir, naddr):
+        target = self.read_path(task.tid, taddr).decode("utf-8", "surrogateescape")
+        _, p2, n2, full2 = self._entry(task, ndir, naddr)
+        if p2 is None:
+            raise Refused(errno.EEXIST)
+        if not self.valid(nid):
+            return None
+        b = self.open_parent(p2)
+        if b is None:
+            return self.outside(task, "symlink", f"criar o link {full2!r}")
+        try:
+            dnode = self.node_of(os.fstat(b[0]))
+            try:
+                os.symlink(target, n2, dir_fd=b[0])
+                st = os.lstat(n2, dir_fd=b[0])
+            except OSError as exc:
+                self._record(Event("symlink", ok=False, errno=errno_name(exc.errno), dir=dnode, name=n2, path=full2,
+                                   target=target, kind2="symlink"))
+                raise Refused(exc.errno) from None
+            self._record(Event("symlink", node=self.node_of(st, fresh=True), dir=dnode, name=n2, path=full2,
+                               target=target, kind2="symlink"))
+            return 0
+        finally:
+            if not b[1]:
+                os.close(b[0])
+
+    def _on_symlink(self, nid, task, a):
+        return self._symlink(nid, task, a[0], AT_FDCWD, a[1])
+
+    def _on_symlinkat(self, nid, task, a):
+        return self._symlink(nid, task, a[0], a[1], a[2])
+

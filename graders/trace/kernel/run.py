@@ -1,0 +1,322 @@
+"""Running one submission: forking the child that installs the filter and execs the runner, the
+supervisor's loop over notifications, output and channel, and reaping everything at the end."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import select
+import signal
+import socket
+import struct
+import time
+
+from ..ops import Trace
+from .channel import OUTPUT_KEEP
+from .errors import Stop
+from .linux import PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, libc
+from .seccomp import (NOTIF, NOTIF_RECV, NR_SECCOMP, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                      SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, SECCOMP_SET_MODE_FILTER, filter_program)
+from .supervisor import Supervisor
+
+RUNNER_SOURCE = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runner.py"),
+                     encoding="utf-8").read()
+
+
+def prepare_supervisor():
+    """Once per supervisor process: nobody may read or trace it; orphans of a run come back to it;
+    modes are applied by hand (the target's umask), never through our own."""
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    os.umask(0)
+    filter_program(True)
+    filter_program(False)
+
+
+def _child(python, env, work, limits, out_w, chan, reduced):
+    """In the forked child: confine, install the filter, hand the listener over, exec the runner."""
+    try:
+        import resource
+
+        os.setsid()
+        # The supervisor runs with umask 0 (it applies the student's by hand); the student gets a
+        # student's machine's usual one, or os.umask() and the modes it creates would betray a grader.
+        os.umask(0o022)
+        for name, value in (limits or {}).items():
+            try:
+                resource.setrlimit(getattr(resource, name), (value, value))
+            except (ValueError, OSError, AttributeError):
+                pass
+        os.chdir(work)
+        null = os.open("/dev/null", os.O_RDONLY)
+        for fd in (out_w, chan, null):
+            if fd <= 3:  # move them out of the way of 0-3 first
+                raise OSError("descritores inesperados")
+        os.dup2(null, 0)
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        os.dup2(chan, 3)
+        os.closerange(4, 1 << 16)
+        if os.getuid() == 0:
+            # Root without a sandbox (reduced mode): no capabilities, not even after exec.
+            for cap in range(64):
+                libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+            header = struct.pack("<Ii", 0x20080522, 0)
+            libc.capset(header, bytes(24))
+        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
+            os._exit(120)
+        _buffer, fprog = filter_program(reduced)
+        listener = libc.syscall(NR_SECCOMP, SECCOMP_SET_MODE_FILTER,
+                                SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, fprog)
+        if listener < 0:
+            listener = libc.syscall(NR_SECCOMP, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, fprog)
+        if listener < 0:
+            os._exit(121)
+        sock = socket.socket(fileno=3)
+        socket.send_fds(sock, [b"L"], [listener])
+        sock.detach()
+        os.close(listener)
+        os.execve(python, [python, "-c", RUNNER_SOURCE], env)  # argv[0] locates the stdlib
+    except BaseException:  # noqa: BLE001
+        pass
+    os._exit(127)
+
+
+def _high_fd(fd: int) -> int:
+    """A copy of fd numbered above 3, so the child's dup2 onto 0-3 never clobbers a source."""
+    if fd > 3:
+        return fd
+    new = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return new
+
+
+def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, home: str | None = None,
+               env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
+               reduced: bool = False, kill_all: bool = False) -> Trace:
+    """One run of `job` under the tap. `work`, `tmp` (and `home`) are the roots; reduced=True refuses
+    every mutation outside them (no sandbox around us); kill_all=True when we are alone in a PID
+    namespace with the run (bwrap): at the end everything but us and init is killed."""
+    roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else [])
+    sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job)
+    root_list = sup.roots_out()
+    trace = Trace(root_list)
+    out_r, out_w = os.pipe()
+    ours, theirs = socket.socketpair()
+    out_w = _high_fd(out_w)
+    theirs_fd = _high_fd(theirs.detach())
+    sup.pipe_key = (os.fstat(out_w).st_dev, os.fstat(out_w).st_ino)
+    st = os.fstat(theirs_fd)
+    sup.chan_key = (st.st_dev, st.st_ino)
+    deadline = time.monotonic() + timeout
+    pid = os.fork()
+    if pid == 0:
+        _child(python, env, work, limits, out_w, theirs_fd, reduced)
+    sup.child_pgid = pid
+    os.close(out_w)
+    os.close(theirs_fd)
+    status = None
+    end, limits_hit = None, {}
+    try:
+        ours.settimeout(max(0.1, deadline - time.monotonic()))
+        try:
+            _msg, fds, _f, _a = socket.recv_fds(ours, 16, 1)
+        except OSError:
+            fds = []
+        if not fds:
+            end = "broken"
+        else:
+            sup.listener = fds[0]
+            ours.setblocking(False)
+            end, status = _loop(sup, pid, ours, out_r, deadline)
+    except Stop as stop:
+        end, limits_hit = stop.end, stop.limits
+    except Exception:  # noqa: BLE001 - the tap failed: not the student's fault
+        import traceback
+
+        traceback.print_exc()
+        end = "broken"
+    finally:
+        status = _kill_and_reap(pid, status, kill_all)
+        for fd in [sup.listener, out_r] + list(sup.pidfds.values()) + [p[1] for p in sup.pending]:
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        ours.close()
+    if end == "exit" and status is not None and os.WIFSIGNALED(status):
+        end, trace.code = "signal", os.WTERMSIG(status)
+    elif end == "exit" and status is not None:
+        trace.code = os.WEXITSTATUS(status)
+    trace.end = end
+    trace.limits = limits_hit
+    trace.events = sup.events
+    trace.report = sup.report
+    text = bytes(sup.output).decode("utf-8", "replace")
+    if len(text) > OUTPUT_KEEP or sup.output_attempted > len(sup.output):
+        text = text[:OUTPUT_KEEP] + "\n… [saída cortada]"
+    trace.output = text
+    try:
+        trace.final = sup.final()
+    except OSError:
+        trace.final = None
+    for _role, _path, fd, _dev in sup.roots:
+        os.close(fd)
+    return trace
+
+
+def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: float):
+    poller = select.poll()
+    poller.register(sup.listener, select.POLLIN)
+    poller.register(chan.fileno(), select.POLLIN)
+    poller.register(out_r, select.POLLIN)
+    pidfd = os.pidfd_open(pid)
+    poller.register(pidfd, select.POLLIN)
+    buffer = bytearray(NOTIF.size)
+    chan_fd = chan.fileno()
+    out_registered = False
+    pending_fds: set = set()
+    try:
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout", None
+            for event_fd, mask in poller.poll(min(left, 1.0) * 1000):
+                if event_fd == sup.listener:
+                    if mask & select.POLLIN:
+                        buffer[:] = bytes(NOTIF.size)
+                        try:
+                            fcntl.ioctl(sup.listener, NOTIF_RECV, buffer, True)
+                        except OSError as exc:
+                            if exc.errno in (errno.ENOENT, errno.EINTR):
+                                continue
+                            raise
+                        sup.handle(bytes(buffer))
+                elif event_fd == chan_fd:
+                    if mask & select.POLLOUT and sup.outbox:
+                        try:
+                            sent = os.write(chan_fd, sup.outbox)
+                            sup.outbox = sup.outbox[sent:]
+                        except BlockingIOError:
+                            pass
+                        except OSError:
+                            sup.outbox = b""
+                    if mask & select.POLLIN:
+                        try:
+                            data = os.read(chan_fd, 65536)
+                        except BlockingIOError:
+                            data = None
+                        if data:
+                            raise Stop("protocol")  # requests come only through write(), which we emulate
+                elif event_fd == out_r:
+                    data = os.read(out_r, 65536)
+                    if data:
+                        sup._output(data)
+                    else:
+                        poller.unregister(out_r)
+                elif event_fd == pidfd:
+                    try:
+                        _, status = os.waitpid(pid, 0)
+                    except ChildProcessError:
+                        status = None
+                    return "exit", status
+                elif event_fd in pending_fds:
+                    pass
+            # Replies to send, and writes deferred until their pipe had room.
+            if sup.outbox:
+                try:
+                    sent = os.write(chan_fd, sup.outbox)
+                    sup.outbox = sup.outbox[sent:]
+                except BlockingIOError:
+                    pass
+                except OSError:
+                    sup.outbox = b""
+            if sup.outbox and not out_registered:
+                poller.modify(chan_fd, select.POLLIN | select.POLLOUT)
+                out_registered = True
+            elif not sup.outbox and out_registered:
+                poller.modify(chan_fd, select.POLLIN)
+                out_registered = False
+            if sup.pending:
+                _retry_pending(sup, poller, pending_fds)
+            status = _reap_orphans(pid)
+            if status is not None:
+                return "exit", status
+    finally:
+        os.close(pidfd)
+
+
+def _retry_pending(sup, poller, pending_fds):
+    still = []
+    for nid, dup, data in sup.pending:
+        _r, writable, _x = select.select([], [dup], [], 0)
+        if writable:
+            try:
+                sup.respond(nid, value=os.write(dup, data))
+            except OSError as exc:
+                sup.respond(nid, error=exc.errno or errno.EIO)
+            os.close(dup)
+            if dup in pending_fds:
+                poller.unregister(dup)
+                pending_fds.discard(dup)
+        else:
+            if dup not in pending_fds:
+                poller.register(dup, select.POLLOUT)
+                pending_fds.add(dup)
+            still.append((nid, dup, data))
+    sup.pending = still
+
+
+def _reap_orphans(root_pid):
+    """Reap what came back to us; the root's status if it was among them."""
+    while True:
+        try:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return None
+        if pid == 0:
+            return None
+        if pid == root_pid:
+            return status
+
+
+def _kill_and_reap(pid, status, kill_all):
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+    if kill_all:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except OSError:
+            pass
+    if status is None:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass
+    deadline = time.monotonic() + 2
+    while True:
+        try:
+            got, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if got == 0:
+            if time.monotonic() > deadline:
+                break
+            if kill_all:
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except OSError:
+                    pass
+            else:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            time.sleep(0.002)
+    return status
+
+

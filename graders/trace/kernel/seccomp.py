@@ -1,0 +1,204 @@
+"""The seccomp filter: libseccomp through ctypes (to build the BPF program and name syscalls), the
+rules saying which calls the supervisor handles, which the filter answers itself, and the
+user-notification interface the supervisor talks through."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import struct
+
+from .linux import (AF_UNIX, CLONE_FILES, CLONE_FS, CLONE_NEW, CLONE_THREAD, CLONE_VFORK, CLONE_VM, FICLONE,
+                    FICLONERANGE, FIDEDUPERANGE, MAP_ANONYMOUS, MAP_SHARED, PR_SET_DUMPABLE, PR_SET_SECCOMP, U32)
+
+SECCOMP_SET_MODE_FILTER = 1
+SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
+SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV = 1 << 5
+NOTIF_RECV, NOTIF_SEND, NOTIF_ID_VALID, NOTIF_ADDFD = 0xC0502100, 0xC0182101, 0x40082102, 0x40182103
+FLAG_CONTINUE = 1
+ADDFD_FLAG_SEND = 2
+NOTIF = struct.Struct("<QIIiIQ6Q")
+RESP = struct.Struct("<QqiI")
+ADDFD = struct.Struct("<QIIII")
+
+
+class _Seccomp:
+    """libseccomp through ctypes: only to build the filter (once) and to name syscalls."""
+
+    def __init__(self):
+        for name in ("libseccomp.so.2", "/usr/lib/x86_64-linux-gnu/libseccomp.so.2",
+                     "/usr/lib/aarch64-linux-gnu/libseccomp.so.2"):
+            try:
+                self.lib = ctypes.CDLL(name, use_errno=True)
+                break
+            except OSError:
+                continue
+        else:
+            raise OSError("libseccomp2 não está instalada")
+        self.lib.seccomp_init.restype = ctypes.c_void_p
+        self.lib.seccomp_init.argtypes = [ctypes.c_uint32]
+        self.lib.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+        self.lib.seccomp_rule_add_array.argtypes = [ctypes.c_void_p, ctypes.c_uint32, ctypes.c_int,
+                                                    ctypes.c_uint, ctypes.c_void_p]
+        self.lib.seccomp_export_bpf.argtypes = [ctypes.c_void_p, ctypes.c_int]
+        self.lib.seccomp_release.argtypes = [ctypes.c_void_p]
+
+    def nr(self, name: str) -> int | None:
+        value = self.lib.seccomp_syscall_resolve_name(name.encode())
+        return None if value < 0 else value
+
+
+_SECCOMP: _Seccomp | None = None
+
+
+def _seccomp() -> _Seccomp:
+    global _SECCOMP
+    if _SECCOMP is None:
+        _SECCOMP = _Seccomp()
+    return _SECCOMP
+
+
+def syscall_nr(name: str) -> int | None:
+    return _seccomp().nr(name)
+
+
+class _ArgCmp(ctypes.Structure):
+    _fields_ = [("arg", ctypes.c_uint), ("op", ctypes.c_int), ("a", ctypes.c_uint64), ("b", ctypes.c_uint64)]
+
+
+ACT_ALLOW, ACT_NOTIFY = 0x7FFF0000, 0x7FC00000
+CMP_NE, CMP_EQ, CMP_MASKED_EQ = 1, 4, 7
+
+
+def ACT_ERRNO(number: int) -> int:
+    return 0x00050000 | (number & 0xFFFF)
+
+
+# What the filter notifies (handled in Supervisor) and what it answers itself.
+WRITE_OPEN_BITS = (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC)
+EMULATED = ("write", "pwrite64", "writev", "pwritev", "pwritev2", "truncate", "ftruncate", "fallocate",
+            "rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "mkdir", "mkdirat",
+            "link", "linkat", "symlink", "symlinkat", "fsync", "fdatasync", "sync", "syncfs", "creat",
+            "kill", "tkill", "tgkill", "pidfd_open")
+REFUSED = {
+    "io_uring_setup": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
+    "io_uring_enter": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
+    "io_uring_register": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
+    "process_vm_writev": "escrever na memória de outro processo",
+    "process_vm_readv": "ler a memória de outro processo",
+    "ptrace": "ptrace: depurar ou controlar outro processo",
+    "seccomp": "instalar outro filtro seccomp: ele tiraria do corretor a visão das chamadas",
+    "unshare": "criar namespaces", "setns": "entrar em namespaces", "mount": "montar sistemas de arquivos",
+    "umount2": "desmontar sistemas de arquivos", "pivot_root": "trocar a raiz", "chroot": "trocar a raiz",
+    "fsopen": "montar sistemas de arquivos", "fsmount": "montar sistemas de arquivos",
+    "move_mount": "montar sistemas de arquivos", "open_tree": "montar sistemas de arquivos",
+    "fspick": "montar sistemas de arquivos", "mount_setattr": "montar sistemas de arquivos",
+    "mknod": "criar arquivos especiais (mknod)", "mknodat": "criar arquivos especiais (mknod)",
+    "open_by_handle_at": "abrir arquivos por handle", "name_to_handle_at": "abrir arquivos por handle",
+    "bpf": "bpf", "userfaultfd": "userfaultfd", "perf_event_open": "perf_event_open",
+    "keyctl": "chaveiro do kernel", "add_key": "chaveiro do kernel", "request_key": "chaveiro do kernel",
+}
+ERRNO_PLAIN = {
+    "clone3": errno.ENOSYS, "openat2": errno.ENOSYS, "copy_file_range": errno.ENOSYS,
+    "sendfile": errno.ENOSYS, "splice": errno.ENOSYS, "tee": errno.ENOSYS, "vmsplice": errno.ENOSYS,
+    "shmget": errno.ENOSYS, "semget": errno.ENOSYS, "msgget": errno.ENOSYS, "mq_open": errno.ENOSYS,
+    "pidfd_send_signal": errno.EPERM, "connect": errno.EACCES, "bind": errno.EACCES,
+}
+# Reduced mode only: no new sessions or groups, so killing the process group kills everything.
+ERRNO_REDUCED = {"setsid": errno.EPERM, "setpgid": errno.EPERM}
+# Reduced mode only: metadata changes, fenced to the roots like writes.
+METADATA = ("chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes",
+            "utimensat", "futimesat", "fchmod", "fchown", "setxattr", "lsetxattr", "fsetxattr",
+            "removexattr", "lremovexattr", "fremovexattr")
+
+
+def build_filter(reduced: bool) -> bytes:
+    """The BPF program (built once per mode with libseccomp, loaded by each child)."""
+    sc = _seccomp()
+    lib = sc.lib
+    ctx = lib.seccomp_init(ACT_ALLOW)
+    if not ctx:
+        raise OSError("seccomp_init")
+
+    def rule(action, name, *cmps):
+        nr = sc.nr(name)
+        if nr is None:
+            return  # not on this architecture (arm64 has no open, rename...)
+        array = (_ArgCmp * max(1, len(cmps)))(*[_ArgCmp(*c) for c in cmps])
+        rc = lib.seccomp_rule_add_array(ctx, action, nr, len(cmps), array)
+        if rc < 0:
+            raise OSError(-rc, f"seccomp_rule_add {name}")
+
+    for name, flags_arg in (("open", 1), ("openat", 2)):
+        for bit in WRITE_OPEN_BITS:
+            rule(ACT_NOTIFY, name, (flags_arg, CMP_MASKED_EQ, bit, bit))
+    for name in EMULATED:
+        rule(ACT_NOTIFY, name)
+    rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED))
+    rule(ACT_NOTIFY, "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_SECCOMP))
+    rule(ACT_ERRNO(errno.EPERM), "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_DUMPABLE))
+    for name in REFUSED:
+        rule(ACT_NOTIFY, name)
+    for name, number in ERRNO_PLAIN.items():
+        rule(ACT_ERRNO(number), name)
+    rule(ACT_ERRNO(errno.EACCES), "socket", (0, CMP_NE, AF_UNIX, 0))
+    for request in (FICLONE, FICLONERANGE, FIDEDUPERANGE):
+        rule(ACT_ERRNO(errno.EOPNOTSUPP), "ioctl", (1, CMP_MASKED_EQ, U32, request))
+    # Sharing a descriptor table, cwd or memory with another process (not a thread) would let it
+    # change what a checked call means before the kernel runs it.
+    clone_rules = [(CLONE_FILES | CLONE_THREAD, CLONE_FILES), (CLONE_FS | CLONE_THREAD, CLONE_FS),
+                   (CLONE_VM | CLONE_THREAD | CLONE_VFORK, CLONE_VM)] + [(bit, bit) for bit in CLONE_NEW]
+    for mask, value in clone_rules:
+        rule(ACT_ERRNO(errno.EPERM), "clone", (0, CMP_MASKED_EQ, mask, value))
+    if reduced:
+        for name, number in ERRNO_REDUCED.items():
+            rule(ACT_ERRNO(number), name)
+        for name in METADATA:
+            rule(ACT_NOTIFY, name)
+    fd = os.memfd_create("filtro", 0)
+    try:
+        rc = lib.seccomp_export_bpf(ctx, fd)
+        if rc < 0:
+            raise OSError(-rc, "seccomp_export_bpf")
+        size = os.lseek(fd, 0, os.SEEK_END)
+        return os.pread(fd, size, 0)
+    finally:
+        os.close(fd)
+        lib.seccomp_release(ctx)
+
+
+_FILTERS: dict = {}
+
+
+def filter_program(reduced: bool):
+    if reduced not in _FILTERS:
+        program = build_filter(reduced)
+        buffer = ctypes.create_string_buffer(program, len(program))
+        fprog = struct.pack("HxxxxxxQ", len(program) // 8, ctypes.addressof(buffer))
+        _FILTERS[reduced] = (buffer, ctypes.create_string_buffer(fprog, len(fprog)))
+    return _FILTERS[reduced]
+
+
+_NRS: dict[int, str] = {}
+
+
+def handled_calls() -> dict[int, str]:
+    """Number -> name of every call the filter may hand to the supervisor."""
+    if _NRS:
+        return _NRS
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | {"open", "openat", "mmap", "prctl"}
+    out = {}
+    for name in names:
+        nr = syscall_nr(name)
+        if nr is not None:
+            out[nr] = name
+    _NRS.update(out)
+    return out
+
+
+# Calls the supervisor makes itself through libc.syscall: Python has no wrapper for them.
+NR_PIDFD_GETFD = syscall_nr("pidfd_getfd")
+NR_OPENAT2 = syscall_nr("openat2")
+NR_RENAMEAT2 = syscall_nr("renameat2")
+NR_SECCOMP = syscall_nr("seccomp")

@@ -1,0 +1,85 @@
+"""The supervisor as a server inside the sandbox: JSON lines on a socket, one run per request, every
+root emptied before and after each run."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+
+from ..ops import to_json
+from .run import prepare_supervisor, run_traced
+
+
+def wipe(roots: list[str], keep: list[str]):
+    """Empty every root (and put back the folders in `keep`): nothing of a run survives it."""
+    import shutil
+
+    def retry(function, target, _exc):
+        try:  # a run may leave folders without permissions; they are ours, so open them back up
+            os.chmod(os.path.dirname(target), 0o700)
+            os.chmod(target, 0o700)
+            function(target)
+        except OSError:
+            pass
+
+    for root in roots:
+        try:
+            os.chmod(root, 0o700 if root not in keep else 0o755)
+        except OSError:
+            pass
+        try:
+            names = os.listdir(root)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(root, name)
+            if path in roots:
+                continue
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, onerror=retry)
+            else:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+    for path in keep:
+        os.makedirs(path, exist_ok=True)
+        os.chmod(path, 0o755)
+
+
+def serve():
+    """The supervisor as a small server (one per sandbox), driven through a socket on stdin.
+
+    {"cmd": "init", "work", "tmp", "home", "modes": {root: mode}, "env", "python", "reduced",
+     "kill_all", "limits"}                                  -> {"ok": true}
+    {"cmd": "run", "source", "filename", "job", "timeout"}  -> the Trace as JSON (ops.to_json)
+    Every run starts from empty roots and ends with every process it started dead.
+    """
+
+    prepare_supervisor()
+    control = socket.socket(fileno=0)
+    reader = control.makefile("rb")
+    config = None
+    while True:
+        line = reader.readline(1 << 26)
+        if not line:
+            break
+        command = json.loads(line)
+        if command.get("cmd") == "init":
+            config = command
+            reply = json.dumps({"ok": True})
+        elif command.get("cmd") == "run" and config is not None:
+            roots = [p for p in (config.get("home"), config["work"], config["tmp"]) if p]
+            wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
+            os.chmod(config["tmp"], 0o1777)
+            trace = run_traced(command["source"], command["filename"], command["job"],
+                               work=config["work"], tmp=config["tmp"], home=config.get("home"),
+                               env=config["env"], limits=config.get("limits"), timeout=float(command["timeout"]),
+                               python=config["python"], reduced=bool(config.get("reduced")),
+                               kill_all=bool(config.get("kill_all")))
+            wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
+            reply = to_json(trace)
+        else:
+            reply = json.dumps({"error": "comando"})
+        control.sendall((reply + "\n").encode("utf-8"))

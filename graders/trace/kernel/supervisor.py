@@ -1,0 +1,206 @@
+"""The supervisor of one run: its nodes and events, the roots it fences mutations to, and the
+dispatch of each seccomp notification to the handler of its call (the handler families are mixins)."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import fcntl
+import os
+import stat
+import struct
+
+from ..agent_server import AgentServer
+from ..disk import read_tree
+from ..ops import MAX_EVENTS, Event, Root
+from .channel import Channel
+from .durability import Durability
+from .errors import Refused, Stop, errno_name
+from .linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, OpenHow, libc
+from .names import Names
+from .opens import Opens
+from .refusals import Checks
+from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls
+from .target import Task, TargetAccess
+from .writes import Writes
+
+MAX_FINAL = 4 << 20
+
+
+class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks):
+    """One run's listener. Each notified call goes to the method `_on_<call>` of one of the mixins;
+    it returns the value to answer, "continue" (the kernel runs the call itself), "pending" (answered
+    later), or None (already answered), or raises Refused / Stop."""
+
+    def __init__(self, roots, *, reduced: bool, source: str, filename: str, job: dict):
+        self.reduced = reduced
+        self.events: list[Event] = []
+        self.data_bytes = 0
+        self.nodes: dict[tuple, int] = {}
+        self.next_node = 0
+        self.roots = []  # (role, path, fd, dev)
+        for role, path in roots:
+            path = os.path.realpath(path)
+            fd = os.open(path, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+            st = os.fstat(fd)
+            self.roots.append((role, path, fd, st.st_dev))
+        self.root_devs = {r[3] for r in self.roots}
+        self.setup = {"source": source, "filename": filename, "job": job}
+        self.agent = AgentServer(self._record)
+        self.output = bytearray()
+        self.output_attempted = 0
+        self.report: dict = {}
+        self.inbox = b""
+        self.outbox = b""
+        self.pidfds: dict[int, int] = {}
+        self.handlers = {nr: getattr(self, "_on_" + name, None) for nr, name in handled_calls().items()}
+        self.pending: list = []  # writes to full pipes of multi-threaded processes: (id, dup, data)
+        self.pipe_key = None
+        self.chan_key = None
+        self.child_pgid = 0
+        self.self_pid = os.getpid()
+        self.self_pgid = os.getpgid(0)
+        self.listener = -1
+        self.end_seen = False
+
+    # nodes and events
+
+    def node_of(self, st, fresh=False) -> int:
+        key = (st.st_dev, st.st_ino)
+        if fresh or key not in self.nodes:
+            self.next_node += 1
+            self.nodes[key] = self.next_node
+        return self.nodes[key]
+
+    def _record(self, event: Event):
+        self.events.append(event)
+        if len(self.events) > MAX_EVENTS:
+            raise Stop("runaway", {"events": MAX_EVENTS})
+
+    def roots_out(self) -> list[Root]:
+        out = []
+        for role, path, fd, _dev in self.roots:
+            node = self.node_of(os.fstat(fd))
+            out.append(Root(role, node, path, self._entries(path, node)))
+        return out
+
+    def _entries(self, path, node) -> list:
+        entries, pending = [], [(path, node, 0)]
+        others = {r[1] for r in self.roots if r[1] != path}
+        while pending and len(entries) < 500:
+            folder, dnode, depth = pending.pop()
+            try:
+                names = sorted(os.listdir(folder))
+            except OSError:
+                continue
+            for name in names:
+                full = os.path.join(folder, name)
+                try:
+                    st = os.lstat(full)
+                except OSError:
+                    continue
+                entry = {"node": self.node_of(st), "dir": dnode, "name": name}
+                if stat.S_ISDIR(st.st_mode):
+                    entry["kind"] = "dir"
+                    if full not in others and depth < 12:
+                        pending.append((full, entry["node"], depth + 1))
+                elif stat.S_ISLNK(st.st_mode):
+                    entry.update(kind="symlink", target=os.readlink(full))
+                else:
+                    entry["kind"] = "file"
+                    try:
+                        with open(full, "rb") as f:
+                            entry["data"] = f.read(MAX_FINAL)
+                    except OSError:
+                        entry["data"] = b""
+                entries.append(entry)
+        return entries
+
+    def final(self) -> dict:
+        out = {}
+        paths = sorted((r[1] for r in self.roots), key=len, reverse=True)
+        for path in paths:
+            inner = [p for p in paths if p != path and p.startswith(path + "/")]
+            for rel, data in read_tree(path).items():
+                full = os.path.join(path, rel)
+                if any(full == p or full.startswith(p + "/") for p in inner):
+                    continue
+                out[full] = data
+        return out
+
+    # talking to the kernel
+
+    def respond(self, nid, value=0, error=0, flags=0):
+        try:
+            fcntl.ioctl(self.listener, NOTIF_SEND, RESP.pack(nid, value, -error if error else 0, flags))
+        except OSError as exc:
+            if exc.errno != errno.ENOENT:  # the caller died meanwhile: nothing to answer
+                raise
+
+    def valid(self, nid) -> bool:
+        try:
+            fcntl.ioctl(self.listener, NOTIF_ID_VALID, struct.pack("<Q", nid))
+            return True
+        except OSError:
+            return False
+
+    # dispatch ------------------------------------------------------------------------------------
+
+    def handle(self, raw: bytes):
+        nid, tid, _flags, nr, _arch, _ip, *args = NOTIF.unpack(raw)
+        handler = self.handlers.get(nr)
+        try:
+            task = Task(tid)
+            if handler is None:
+                raise Refused(errno.ENOSYS)
+            result = handler(nid, task, args)
+            if result is not None:  # handlers that answered themselves (ADDFD) return None
+                if result == "continue":
+                    self.respond(nid, flags=FLAG_CONTINUE)
+                elif result == "pending":
+                    pass
+                else:
+                    self.respond(nid, value=result)
+        except Refused as exc:
+            if exc.call:
+                self._record(Event("refused", ok=False, errno=errno_name(exc.number),
+                                   payload={"call": exc.call, "message": exc.message}))
+            self.respond(nid, error=exc.number)
+
+    # the roots ---------------------------------------------------------------------------------
+
+    def root_for(self, parent: str):
+        best = None
+        for root in self.roots:
+            path = root[1]
+            if parent == path or parent.startswith(path.rstrip("/") + "/"):
+                if best is None or len(path) > len(best[1]):
+                    best = root
+        return best
+
+    def open_parent(self, parent: str):
+        """(fd, is_root_fd) for a directory inside a root, opened beneath it with no symlinks, so a
+        concurrent swap of a folder for a link cannot take us out of the root."""
+        root = self.root_for(parent)
+        if root is None:
+            return None
+        rel = os.path.relpath(parent, root[1])
+        if rel == ".":
+            return root[2], True
+        how = OpenHow(os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC, 0,
+                      RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS)
+        raw = rel.encode("utf-8", "surrogateescape")
+        fd = libc.syscall(NR_OPENAT2, root[2], raw, ctypes.byref(how), ctypes.sizeof(how))
+        if fd < 0:
+            raise Refused(ctypes.get_errno())
+        return fd, False
+
+    def outside(self, task: Task, call: str, what: str):
+        """A mutation outside the roots: the kernel may do it with the target's own rights when
+        nothing else can change the call meanwhile; otherwise, and always in reduced mode, no."""
+        if not self.reduced and task.threads == 1:
+            return "continue"
+        reason = ("fora das pastas de trabalho do exercício" if self.reduced else
+                  "fora das pastas de trabalho, com outras threads rodando")
+        raise Refused(errno.EACCES, call, f"{what} {reason}: o corretor não pode acompanhar essa mudança")
+

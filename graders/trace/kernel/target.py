@@ -1,0 +1,227 @@
+"""Reading the traced process from outside: its status, memory, descriptors (through pidfds) and
+the paths it names, resolved as the kernel would resolve them for it."""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import stat
+import struct
+
+from ..ops import MAX_DATA
+from .errors import Refused
+from .linux import AT_FDCWD, Iovec, libc, s32
+from .seccomp import NR_PIDFD_GETFD
+
+
+class Task:
+    """What one notification is about: the calling thread, its process, its descriptors."""
+
+    __slots__ = ("tid", "tgid", "umask", "threads")
+
+    def __init__(self, tid):
+        self.tid = tid
+        try:
+            fd = os.open(f"/proc/{tid}/status", os.O_RDONLY)
+            try:
+                text = os.read(fd, 8192)
+            finally:
+                os.close(fd)
+        except OSError:
+            raise Refused(errno.ESRCH) from None
+        values = {}
+        for line in text.split(b"\n"):
+            key, _, value = line.partition(b":")
+            if key in (b"Tgid", b"Umask", b"Threads"):
+                values[key] = value.strip()
+        self.tgid = int(values.get(b"Tgid", tid))
+        self.umask = int(values.get(b"Umask", b"0022"), 8)
+        self.threads = int(values.get(b"Threads", b"1"))
+
+
+class TargetAccess:
+    """Supervisor mixin: the target as seen from the supervisor (self.pidfds caches its pidfds)."""
+
+    def pidfd(self, task: Task) -> int:
+        fd = self.pidfds.get(task.tgid)
+        if fd is None:
+            try:
+                fd = os.pidfd_open(task.tgid)
+            except OSError:
+                raise Refused(errno.ESRCH) from None
+            self.pidfds[task.tgid] = fd
+        return fd
+
+    def getfd(self, task: Task, target_fd: int) -> int:
+        """Our duplicate of the target's descriptor (the same open file description)."""
+        target_fd = s32(target_fd)
+        if target_fd < 0:
+            raise Refused(errno.EBADF)
+        for attempt in range(2):
+            fd = libc.syscall(NR_PIDFD_GETFD, self.pidfd(task), target_fd, 0)
+            if fd >= 0:
+                os.set_inheritable(fd, False)
+                return fd
+            err = ctypes.get_errno()
+            if err == errno.ESRCH and attempt == 0:  # a stale pidfd (that process number was reused)
+                os.close(self.pidfds.pop(task.tgid))
+                continue
+            raise Refused(errno.EBADF if err == errno.EBADF else err)
+        raise Refused(errno.ESRCH)
+
+    def read_mem(self, tid, address, size) -> bytes:
+        if size <= 0:
+            return b""
+        buffer = ctypes.create_string_buffer(size)
+        local = Iovec(ctypes.addressof(buffer), size)
+        remote = Iovec(address, size)
+        got = libc.process_vm_readv(tid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+        if got == size:
+            return buffer.raw
+        # Part of it unreadable: page by page, up to the first bad page (a short write then).
+        chunks = []
+        page = 4096
+        while size > 0:
+            step = min(size, page - address % page)
+            local = Iovec(ctypes.addressof(buffer), step)
+            remote = Iovec(address, step)
+            got = libc.process_vm_readv(tid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+            if got <= 0:
+                break
+            chunks.append(buffer.raw[:got])
+            if got < step:
+                break
+            address += step
+            size -= step
+        return b"".join(chunks)
+
+    def read_path(self, tid, address) -> bytes:
+        if address == 0:
+            raise Refused(errno.EFAULT)
+        data = b""
+        while len(data) < 4096:
+            step = 4096 - address % 4096 if not data else 4096
+            chunk = self.read_mem(tid, address, step)
+            if not chunk:
+                break
+            end = chunk.find(b"\0")
+            if end >= 0:
+                return data + chunk[:end]
+            data += chunk
+            address += len(chunk)
+            if len(chunk) < step:
+                break
+        raise Refused(errno.ENAMETOOLONG if len(data) >= 4096 else errno.EFAULT)
+
+    def read_iov(self, tid, address, count) -> bytes:
+        count = s32(count)
+        if count < 0 or count > 1024:
+            raise Refused(errno.EINVAL)
+        raw = self.read_mem(tid, address, 16 * count)
+        if len(raw) < 16 * count:
+            raise Refused(errno.EFAULT)
+        parts, total = [], 0
+        for i in range(count):
+            base, length = struct.unpack_from("<QQ", raw, 16 * i)
+            length = min(length, MAX_DATA + 1 - total)
+            chunk = self.read_mem(tid, base, length)
+            parts.append(chunk)
+            total += len(chunk)
+            if len(chunk) < length or total > MAX_DATA:
+                break
+        if count and not total and any(struct.unpack_from("<QQ", raw, 16 * i)[1] for i in range(count)):
+            raise Refused(errno.EFAULT)
+        return b"".join(parts)
+
+    def base_dir(self, task: Task, dirfd: int, path: bytes) -> str:
+        if path.startswith(b"/"):
+            return "/"
+        dirfd = s32(dirfd)
+        if dirfd == AT_FDCWD:
+            try:
+                return os.readlink(f"/proc/{task.tid}/cwd")
+            except OSError:
+                raise Refused(errno.ENOENT) from None
+        dup = self.getfd(task, dirfd)
+        try:
+            if not stat.S_ISDIR(os.fstat(dup).st_mode):
+                raise Refused(errno.ENOTDIR)
+            return os.readlink(f"/proc/self/fd/{dup}")
+        finally:
+            os.close(dup)
+
+    def resolve(self, task: Task, dirfd: int, path: bytes, follow: bool):
+        """(parent, name) as the kernel would find them for the target, or ("fd", tgid, fd) for a
+        /proc/<pid>/fd/<n> link that is the final component."""
+        if not path:
+            raise Refused(errno.ENOENT)
+        base = self.base_dir(task, dirfd, path)
+        if not base.startswith("/") or base.endswith(" (deleted)"):
+            raise Refused(errno.ENOENT)
+        try:
+            text = path.decode("utf-8", "surrogateescape")
+        except UnicodeDecodeError:
+            raise Refused(errno.EINVAL) from None
+        trailing = text.endswith("/")
+        parts = [p for p in text.split("/") if p]
+        current = [] if base == "/" else base.strip("/").split("/")
+        links = 0
+        while parts:
+            comp = parts.pop(0)
+            last = not parts
+            if comp == ".":
+                if last:
+                    return "/" + "/".join(current[:-1]) if current else "/", current[-1] if current else "."
+                continue
+            if comp == "..":
+                if current:
+                    current.pop()
+                if last:
+                    return ("/" + "/".join(current[:-1]) if current else "/"), (current[-1] if current else ".")
+                continue
+            if current == ["proc"] and comp in ("self", "thread-self"):
+                if comp == "thread-self":
+                    parts[:0] = ["task", str(task.tid)]
+                comp = str(task.tgid)
+                current.append(comp)
+                if not parts:
+                    return "/proc", comp
+                continue
+            candidate = "/" + "/".join(current + [comp])
+            if last and not follow and not trailing:
+                return "/" + "/".join(current), comp
+            try:
+                st = os.lstat(candidate)
+            except FileNotFoundError:
+                if last:
+                    return "/" + "/".join(current), comp
+                raise Refused(errno.ENOENT) from None
+            except OSError as exc:
+                raise Refused(exc.errno or errno.EACCES) from None
+            if stat.S_ISLNK(st.st_mode):
+                if len(current) == 3 and current[0] == "proc" and current[2] == "fd" and last:
+                    return ("fd", int(current[1]) if current[1].isdigit() else -1, int(comp) if comp.isdigit() else -1)
+                links += 1
+                if links > 40:
+                    raise Refused(errno.ELOOP)
+                try:
+                    target = os.readlink(candidate)
+                except OSError as exc:
+                    raise Refused(exc.errno or errno.EACCES) from None
+                if current and current[0] == "proc" and (not target.startswith("/") or target.endswith(" (deleted)")):
+                    raise Refused(errno.ENOENT)  # a magic link we cannot follow by name
+                if target.startswith("/"):
+                    current = []
+                parts[:0] = [p for p in target.split("/") if p]
+                if not parts:
+                    if last:
+                        return ("/" + "/".join(current[:-1]) if current else "/"), (current[-1] if current else ".")
+                continue
+            if last:
+                return "/" + "/".join(current), comp
+            if not stat.S_ISDIR(st.st_mode):
+                raise Refused(errno.ENOTDIR)
+            current.append(comp)
+        return ("/" + "/".join(current[:-1]) if current else "/"), (current[-1] if current else ".")
+
