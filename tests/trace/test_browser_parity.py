@@ -112,7 +112,7 @@ CASES += [(name, code, {"function": "save_checkpoint", "states": [{"n": 1}, {"n"
 # Known differences on the kernel side, reported to its owner.
 KERNEL_NITS = {"rmdir": "the kernel tap gives rmdir's path as the process named it (relative), not absolute"}
 
-# The kernel side runs in a process of its own: the tap reaps any child of its caller (our Node).
+# The kernel side runs in a process of its own, all cases in one batch.
 # Roots as in the CLI's sandbox: a home holding the work folder, and a tmp on another file system
 # (a tmpfs there): a rename between them fails with EXDEV in both taps.
 KERNEL_BATCH = r"""

@@ -129,7 +129,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
         else:
             sup.listener = fds[0]
             ours.setblocking(False)
-            end, status = _loop(sup, pid, ours, out_r, deadline)
+            end, status = _loop(sup, pid, ours, out_r, deadline, _members(pid, kill_all))
     except Stop as stop:
         end, limits_hit = stop.end, stop.limits
     except Exception:  # noqa: BLE001 - the tap failed: not the student's fault
@@ -167,7 +167,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     return trace
 
 
-def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: float):
+def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: float, members: int):
     poller = select.poll()
     poller.register(sup.listener, select.POLLIN)
     poller.register(chan.fileno(), select.POLLIN)
@@ -241,7 +241,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                 out_registered = False
             if sup.pending:
                 _retry_pending(sup, poller, pending_fds)
-            status = _reap_orphans(pid)
+            status = _reap_orphans(pid, members)
             if status is not None:
                 return "exit", status
     finally:
@@ -269,11 +269,19 @@ def _retry_pending(sup, poller, pending_fds):
     sup.pending = still
 
 
-def _reap_orphans(root_pid):
+def _members(pid: int, kill_all: bool) -> int:
+    """The waitpid() selector for one run's processes. With kill_all we are alone with the run in its
+    PID namespace, so every child of ours is the run's; otherwise its process group (reduced mode
+    refuses setsid and setpgid, so nothing leaves it). Never -1 then: the caller's own children are
+    not ours to reap, and a live one would hold up every run's final wait."""
+    return -1 if kill_all else -pid
+
+
+def _reap_orphans(root_pid, members):
     """Reap what came back to us; the root's status if it was among them."""
     while True:
         try:
-            pid, status = os.waitpid(-1, os.WNOHANG)
+            pid, status = os.waitpid(members, os.WNOHANG)
         except ChildProcessError:
             return None
         if pid == 0:
@@ -297,10 +305,11 @@ def _kill_and_reap(pid, status, kill_all):
             _, status = os.waitpid(pid, 0)
         except ChildProcessError:
             pass
+    members = _members(pid, kill_all)
     deadline = time.monotonic() + 2
     while True:
         try:
-            got, _ = os.waitpid(-1, os.WNOHANG)
+            got, _ = os.waitpid(members, os.WNOHANG)
         except ChildProcessError:
             break
         if got == 0:
@@ -318,5 +327,3 @@ def _kill_and_reap(pid, status, kill_all):
                     pass
             time.sleep(0.002)
     return status
-
-
