@@ -109,8 +109,8 @@ CASES = [(c.id, c.path.read_text(encoding="utf-8"), JOBS[c.exercise]) for c in a
          if c.path.suffix == ".py" and not c.cli_only and c.path.name not in NOT_COMPARABLE]
 CASES += [(name, code, {"function": "save_checkpoint", "states": [{"n": 1}, {"n": 2}], "missing": "x"})
           for name, code in EXTRA.items()]
-# Known differences on the kernel side, reported to its owner.
-KERNEL_NITS = {"rmdir": "the kernel tap gives rmdir's path as the process named it (relative), not absolute"}
+# Known differences between the taps, reported to their owners (none now).
+KERNEL_NITS: dict[str, str] = {}
 
 # The kernel side runs in a process of its own, all cases in one batch.
 # Roots as in the CLI's sandbox: a home holding the work folder, and a tmp on another file system

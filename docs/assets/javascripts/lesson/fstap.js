@@ -230,19 +230,29 @@ export function installFsTap(FS) {
     push(event);
   });
 
+  /** An absolute path for the event, as the kernel tap gives: Emscripten's rmdir() passes on the
+   *  path as the program named it (relative to the cwd), where its *at calls resolve it first. */
+  function absolute(path, at) {
+    if (path.startsWith("/")) return path;
+    if (!at) return `${FS.cwd().replace(/\/$/, "")}/${path}`;
+    const dir = FS.getPath(at.dir);
+    return dir === "/" ? `/${at.name}` : `${dir}/${at.name}`;
+  }
+
   function removal(kind) {
     return (remove, path) => {
       const at = entry(path);
+      const full = absolute(path, at);
       const node = at && child(at.dir, at.name);
-      if (node && isRoot(node)) refuseRoot(kind, node, path);
+      if (node && isRoot(node)) refuseRoot(kind, node, full);
       if (!at || !rootOf(at.dir)) return remove(path);
       try {
         remove(path);
       } catch (error) {
-        if (isErrno(error)) failed(kind, path, error);
+        if (isErrno(error)) failed(kind, full, error);
         throw error;
       }
-      push({ kind, node: id(node), dir: id(at.dir), name: at.name, path });
+      push({ kind, node: id(node), dir: id(at.dir), name: at.name, path: full });
     };
   }
   wrap("unlink", removal("unlink"));
