@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import sys
 
-from . import answers, exercises
+from . import exercises
 from .guard import CodeError, compile_student
-from .judge import nivel1, nivel2, timeline
+from .judge import answers, nivel1, nivel2, timeline
 from .submission import Submission, SubmissionError
-from .verdict import CriterionResult, Verdict
+from .judge.verdict import CriterionResult, Verdict
 
 
 _sandbox = None

@@ -1,4 +1,4 @@
-"""Reading submission files (graders.submission) and rendering results (graders.report) never break a batch."""
+"""Reading submission files (graders.submission) and rendering results (graders.cli.report) never break a batch."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ import time
 import pytest
 
 from conftest import ROOT
-from graders import exercises, report, submission
-from graders.report import CUT, MESSAGE_LIMIT, normalise, render_csv, render_json, render_text
+from graders import exercises, submission
+from graders.cli import report
+from graders.cli.report import CUT, MESSAGE_LIMIT, normalise, render_csv, render_json, render_text
 from graders.submission import MAX_BYTES, Submission, SubmissionError, from_export, read
 
 CORPUS = ROOT / "tests" / "corpus"
@@ -380,7 +381,7 @@ def test_a_revealed_criterion_keeps_its_verdict_and_every_report_says_so():
     rows = list(csv.reader(io.StringIO(render_csv([result], "quiz-sobrescrita"))))
     assert rows[1][3] == "falhou (resposta revelada)"
     assert json.loads(render_json([result]))[0]["criteria"][0]["revealed"] is True
-    from graders.html_report import render_html
+    from graders.cli.html_report import render_html
 
     assert "falhou (resposta revelada)" in render_html([normalise(result)], "quiz-sobrescrita")
 

@@ -13,10 +13,11 @@ import queue
 import sys
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from .. import exercises, html_report, report
+from .. import exercises
+from . import html_report, report
 from ..grading import grade
 from ..submission import SubmissionError, read
-from ..verdict import failed_all
+from ..judge.verdict import failed_all
 from .sandbox import Sandbox, bwrap_problem
 
 EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2

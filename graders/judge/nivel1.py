@@ -11,7 +11,7 @@ from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.folder import Folder
 from ..trace.ops import Trace
-from ..verdict import CriterionResult
+from .verdict import CriterionResult
 from .errors import describe
 from .nivel2 import disk_view, left_on_disk
 

@@ -11,7 +11,7 @@ from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.states import MODEL, START, TOOL, TORN, State, cut_content, cuts, replay, torn
 from ..trace.ops import Trace
-from ..verdict import CriterionResult
+from .verdict import CriterionResult
 
 CHECKPOINT = "checkpoint.json"
 # The files judged, as the statement names them: checkpoint.json in the folder the code runs in, and

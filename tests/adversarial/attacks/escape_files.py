@@ -154,14 +154,14 @@ def _proc_cwd():
 
 def _instructor_files():
     root = os.open("/", DIRFLAGS)
-    for rel in (f"{INSTRUCTOR_REL}/notas.csv", f"{INSTRUCTOR_REL}/graders/verdict.py"):
+    for rel in (f"{INSTRUCTOR_REL}/notas.csv", f"{INSTRUCTOR_REL}/graders/judge/verdict.py"):
         try:
             fd = os.open(rel, os.O_WRONLY | os.O_APPEND, dir_fd=root)
             os.write(fd, b"\n# PWNED by escape_files\n")
             os.close(fd)
         except OSError:
             pass
-    for path in (f"{INSTRUCTOR}/notas.csv", f"{INSTRUCTOR}/graders/verdict.py", f"{HOME}/.bashrc"):
+    for path in (f"{INSTRUCTOR}/notas.csv", f"{INSTRUCTOR}/graders/judge/verdict.py", f"{HOME}/.bashrc"):
         try:
             with open(path, "a") as f:
                 f.write("\n# PWNED by escape_files\n")

@@ -12,7 +12,7 @@ import math
 import reprlib
 import unicodedata
 
-from . import exercises
+from .. import exercises
 
 # Messages, hints, errors, file names, ids and any other string, in characters (after escaping).
 MESSAGE_LIMIT = 2000

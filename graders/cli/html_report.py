@@ -11,10 +11,10 @@ import html
 import json
 from pathlib import Path
 
-from . import exercises
+from .. import exercises
 from .report import REVEALED, revealed
 
-ASSETS = Path(__file__).resolve().parent.parent / "docs" / "assets"
+ASSETS = Path(__file__).resolve().parents[2] / "docs" / "assets"
 TIMELINE_JS = ASSETS / "javascripts" / "lesson" / "timeline.js"
 LESSON_CSS = ASSETS / "stylesheets" / "lesson.css"
 TIMELINE_CSS_START = "/* --- crash timeline"
@@ -122,7 +122,7 @@ def _site_timeline() -> tuple[str, str]:
 
 
 def render_html(results: list[dict], exercise: str) -> str:
-    """`results`: normalised results (graders.report.normalise), one per file, in the batch's order."""
+    """`results`: normalised results (graders.cli.report.normalise), one per file, in the batch's order."""
     ids = exercises.criterion_ids(exercise)
     graded = [r for r in results if "error" not in r]
     passed_all = sum(1 for r in graded if r["passed"])

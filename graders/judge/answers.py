@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from . import exercises
+from .. import exercises
 from .verdict import CriterionResult
 
 # Multiple choice, when the question does not word these itself: what is wrong, not which option.
