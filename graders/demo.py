@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from .judge.nivel1 import sample_states
-from .judge.nivel2 import complete_key
+from .judge.reading import complete_key
 from .replay.folder import Folder, write_into
 
 WRITERS = {

@@ -13,7 +13,7 @@ from ..replay.folder import Folder
 from ..trace.ops import Trace
 from .verdict import CriterionResult
 from .errors import describe
-from .nivel2 import disk_view, left_on_disk
+from .reading import disk_view, left_on_disk
 
 CID = "seis-campos"
 CHECKPOINT = "checkpoint.json"

@@ -3,14 +3,13 @@ resume would read `checkpoint.json` in the work folder, under a killed process a
 
 from __future__ import annotations
 
-import functools
-import json
-import posixpath
-
 from . import protocol
 from ..fake_agent import TASK, script
-from ..replay.states import MODEL, START, TOOL, TORN, State, cut_content, cuts, replay, torn
+from ..replay.states import MODEL, TOOL, TORN, replay
 from ..trace.ops import Trace
+from .points import ORDINAL, CrashPoints, Point
+from .power import check_power
+from .reading import complete_key, disk_view, has_result, left_on_disk, parse, plural
 from .verdict import CriterionResult
 
 CHECKPOINT = "checkpoint.json"
@@ -20,99 +19,11 @@ CHECKPOINT = "checkpoint.json"
 JUDGED = (("checkpoint.json",), ("checkpoints", "checkpoint.json"))
 CODE_CRITERIA = ("escrita-atomica", "ponto-a", "seis-campos", "executavel")
 TITLES = {"executavel": "O código corrigido roda até o fim"}
-ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª", 4: "4ª"}
-FS_KINDS = ("open", "write", "truncate", "rename", "unlink", "rmdir", "mkdir", "link", "symlink", "fsync", "sync")
 
 
 def job() -> dict:
     return {"function": "run_agent", "task": TASK, "tools": script()["tools"],
             "missing": "não encontrei a função `run_agent(task, tools, call_model, execute_tool)` no código"}
-
-
-# --- reading what a resume would find ----------------------------------------------------------------
-
-
-def parse(content: bytes | None):
-    """The JSON document in `content`, or raise ValueError (what a resume's json.loads would hit)."""
-    if content is None:
-        raise ValueError("ausente")
-    try:
-        return json.loads(content.decode("utf-8-sig"))
-    except RecursionError:
-        raise ValueError("aninhado demais") from None
-
-
-def canonical(value) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False)
-
-
-@functools.lru_cache(maxsize=4096)
-def complete_key(content: bytes | None) -> str | None:
-    """The canonical form of a complete checkpoint; None when it would not load."""
-    try:
-        return canonical(parse(content))
-    except (ValueError, UnicodeDecodeError):
-        return None
-
-
-def left_on_disk(content: bytes) -> str:
-    """`ficou com N bytes, terminando em “…”`: the end of a file says where a write was cut."""
-    if not content:
-        return "ficou vazio (0 bytes)"
-    text = content.decode("utf-8", "replace").replace("\n", " ")
-    tail = text[-60:] if len(text) > 60 else text
-    return f"ficou com {len(content)} bytes, terminando em “…{tail}”"
-
-
-def disk_view(crash: str, path: str, content: bytes | None) -> dict:
-    """The page's disk view of one crash: what the file held, if it existed."""
-    view = {"crash": crash, "path": path, "exists": content is not None}
-    if content is not None:
-        view["bytes"] = len(content)
-        view["content"] = content[:4000].decode("utf-8", "replace")
-    return view
-
-
-def plural(n: int, one: str, many: str) -> str:
-    return f"{n} {one if n == 1 else many}"
-
-
-# --- the crash points, numbered once for messages and the timeline ----------------------------------
-
-
-class Point:
-    """A crash state as the student sees it: numbered, grouped (A1, ferramenta 1, B1…) and described."""
-
-    __slots__ = ("n", "state", "op", "group", "where")
-
-    def __init__(self, state: State, op: int, group: str, where: str):
-        self.n = 0
-        self.state = state
-        self.op = op
-        self.group = group
-        self.where = where
-
-
-class Paths:
-    """Paths as the student thinks of them: relative to the work folder, or named by their root."""
-
-    def __init__(self, trace: Trace):
-        self.roots = sorted(((posixpath.normpath(r.path), r.role) for r in trace.roots), key=lambda x: -len(x[0]))
-
-    def show(self, path: str) -> str:
-        path = posixpath.normpath(path) if path else path
-        for root, role in self.roots:
-            if path.startswith(root.rstrip("/") + "/"):
-                rest = path[len(root.rstrip("/")) + 1:]
-                if role == "work":
-                    return rest
-                if role == "tmp":
-                    return f"{rest}, na pasta temporária do sistema"
-                return f"~/{rest}" if role == "home" else path
-        return path or "?"
-
-    def name(self, path: str) -> str:
-        return posixpath.basename(path) or path
 
 
 def judge(trace: Trace, power_graded: bool = False) -> tuple[dict[str, CriterionResult], "Nivel2Judge"]:
@@ -140,14 +51,14 @@ class Nivel2Judge:
         self.outputs = [r["usage"]["output_tokens"] for r in self.responses]
         self.models = [e for e in trace.events if e.kind == "model"]
         self.tools = [e for e in trace.events if e.kind == "tool"]
-        self.paths = Paths(trace)
+        self.crash: CrashPoints | None = None  # numbered once the run is known to be judgeable
         self.points: list[Point] = []
+        self.total = self.total_ops = 0
         self.outcomes: dict[int, tuple[str, str]] = {}  # point n -> (criterion, message), process death
         self.power_outcomes: dict[int, str] = {}        # point n -> advice, power loss
         self.cited: set[int] = set()                    # points a criterion's message names
         self.shown = "/".join(parts)
         self.replay = None
-        self.names = _names(trace.events)
 
     def written(self) -> bool:
         """Did this file exist at any moment of the run?"""
@@ -165,11 +76,12 @@ class Nivel2Judge:
                 results[c] = CriterionResult(c, False, blocker)
             return {c: results[c] for c in CODE_CRITERIA}
         self.written()
-        self._number()
+        self.crash = CrashPoints(self.trace, self.replay.states, len(self.responses), self.shown)
+        self.points, self.total, self.total_ops = self.crash.points, self.crash.total, self.crash.total_ops
         results["escrita-atomica"] = self.check_atomic()
         results["ponto-a"] = self.check_points()
         results["seis-campos"] = self.check_fields()
-        advice = self.check_power(failed={c for c, r in results.items() if not r.passed})
+        advice = check_power(self, failed={c for c, r in results.items() if not r.passed})
         if advice:
             criterion, message = advice
             if self.power_graded:
@@ -280,104 +192,6 @@ class Nivel2Judge:
 
     # --- numbering the crash points ----------------------------------------------------------------
 
-    def _number(self):
-        """One list of crash points, numbered once: messages and the timeline cite the same numbers."""
-        events = self.trace.events
-        op_of, count = {}, 0
-        for i, e in enumerate(events):
-            if e.kind in FS_KINDS:
-                count += 1
-                op_of[i] = count
-        self.total_ops = count
-        for state in self.replay.states:
-            if state.kind == TORN:
-                for k, content in self._torn_representatives(state):
-                    self._add(torn(state, k, content), op_of.get(state.first, 0))
-            else:
-                self._add(state, op_of.get(state.first, 0))
-        for n, point in enumerate(self.points, start=1):
-            point.n = n
-        self.total = len(self.points)
-
-    def _add(self, state: State, op: int):
-        self.points.append(Point(state, op, self._group(state), self._where(state)))
-
-    def _torn_representatives(self, state: State):
-        """Every cut of the write is judged here, in order, up to the first that leaves a file no resume
-        could load; the timeline keeps that one, the first, the middle and the last."""
-        earlier = {complete_key(p.state.content) for p in self.points if p.state.kind != TORN}
-        earlier.discard(None)
-        first = bad = None
-        for k, content in cuts(state):
-            first = first or (k, content)
-            if complete_key(content) not in earlier:
-                bad = (k, content)
-                break
-        if first is None:
-            return []  # the write put back the bytes that were there: nothing to tear
-        keep = dict([first] + ([bad] if bad else []))
-        size = len(state.event.data)
-        for k in (size // 2, size - 1):
-            if k > first[0] and k not in keep:
-                keep[k] = cut_content(state, k)
-        return sorted(keep.items())
-
-    def _group(self, state: State) -> str:
-        """The part of the loop: início, A1 (the model asked for tool 1, not run yet), ferramenta 1,
-        B1 (it ran, before the next model call), modelo 2 (during that call)…, fim."""
-        if state.kind == TOOL:
-            return f"ferramenta {state.tools}"
-        if state.kind == MODEL:
-            return f"modelo {state.served + 1}"
-        if state.served == 0:
-            return "início"
-        if state.served >= len(self.responses):
-            return "fim"
-        if state.tools < state.served:
-            return f"A{state.served}"
-        return f"B{state.tools}"
-
-    def _where(self, state: State) -> str:
-        if state.kind == START:
-            return "antes de qualquer operação de arquivo"
-        if state.kind == TOOL:
-            return f"durante execute_tool('{(state.event.payload or {}).get('name')}')"
-        if state.kind == MODEL:
-            return f"durante a {ORDINAL.get(state.served + 1, f'{state.served + 1}ª')} chamada ao modelo"
-        if state.kind == TORN:
-            ev = state.event
-            path = ev.path or self.names.get(id(ev), "")
-            return (f"no meio da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {self.paths.name(path) or self.shown}, "
-                    f"depois de {plural(state.torn_at, 'byte', 'bytes')}")
-        first = self.trace.events[state.first]
-        text = f"logo depois {self.what(first)}"
-        if state.last != state.first:
-            last = self.trace.events[state.last]
-            text += f" (e até {_article(self.what(last))})"
-        return text
-
-    def what(self, ev) -> str:
-        """An event as a noun phrase: “da escrita de 120 bytes em x”."""
-        path = ev.path or self.names.get(id(ev), "")
-        name = self.paths.name(path) if path else "?"
-        return {
-            "open": f"da abertura de {name} para escrita" + (" (criado agora)" if ev.created else "")
-                    + (", que o esvaziou" if ev.trunc else ""),
-            "write": f"da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {name}",
-            "truncate": f"do truncamento de {name} para {plural(ev.length, 'byte', 'bytes')}",
-            "rename": f"da troca de nome de {name} para {self.paths.name(ev.path2)}",
-            "unlink": f"da remoção de {name}",
-            "rmdir": f"da remoção da pasta {name}",
-            "mkdir": f"da criação da pasta {name}",
-            "link": f"do link {name}",
-            "symlink": f"do link simbólico {name}",
-            "fsync": f"do os.fsync de {name}",
-            "sync": "do os.sync",
-        }.get(ev.kind, f"da operação {ev.kind} em {name}")
-
-    def label(self, point: Point) -> str:
-        return f"Queda {point.n} de {self.total}, {point.where}"
-
     # --- escrita-atomica: a killed process -------------------------------------------------------
 
     def check_atomic(self) -> CriterionResult:
@@ -448,13 +262,16 @@ class Nivel2Judge:
         model = self.replay.folder.files()
         for path in sorted(set(final) | set(model)):
             if final.get(path, b"\0absent") != model.get(path, b"\0absent"):
-                shown = self.paths.show(path)
+                shown = self.crash.paths.show(path)
                 return (f"Ao fim da execução, {shown} em disco não é o que as chamadas de arquivo observadas explicam: "
                         "o código mudou o disco por um caminho que o corretor não acompanha. "
                         "Grave o checkpoint com open/os/pathlib e troque-o com os.replace.")
         return ""
 
     # --- ponto-a: A during each tool, B during the next model call ---------------------------------
+
+    def label(self, point: Point) -> str:
+        return self.crash.label(point)
 
     def expected_pending(self, name) -> dict | None:
         block = next((u for u in self.tool_uses if u["name"] == name), None)
@@ -507,11 +324,11 @@ class Nivel2Judge:
                 saved = parse(content)
             except (ValueError, UnicodeDecodeError):
                 saved = None
-            if not isinstance(saved, dict) or saved.get("pendingToolUse") is not None or not _has_result(saved, block["id"]):
+            if not isinstance(saved, dict) or saved.get("pendingToolUse") is not None or not has_result(saved, block["id"]):
                 seen = ("não havia checkpoint legível" if saved is None else
                         f"o checkpoint em disco tinha pendingToolUse = {protocol.brief(saved.get('pendingToolUse'), 80)}"
                         if isinstance(saved, dict) else "o checkpoint em disco não era um objeto")
-                if isinstance(saved, dict) and saved.get("pendingToolUse") is None and not _has_result(saved, block["id"]):
+                if isinstance(saved, dict) and saved.get("pendingToolUse") is None and not has_result(saved, block["id"]):
                     seen = f"o checkpoint em disco ainda não tinha o resultado de {block['name']} em messages"
                 return (f"{label}: {seen}. Depois que {block['name']} termina, grave o ponto B — o resultado em messages "
                         "e pendingToolUse = None — antes de chamar o modelo de novo.")
@@ -563,91 +380,6 @@ class Nivel2Judge:
         return CriterionResult(cid, True)
 
     # --- falta de energia: the persistence model ---------------------------------------------------
-
-    def check_power(self, failed: set = frozenset()):
-        """The first thing a power loss could break, as (criterion, advice), or None. Only where a killed
-        process would have been fine: what already fails is not repeated as advice."""
-        found = None
-        for point in self.points:
-            state = point.state
-            if not state.power or complete_key(state.content) is None and state.content is not None:
-                continue
-            for view, content in (("durable", state.durable), ("kept", state.kept)):
-                if "escrita-atomica" not in failed and content is not None and complete_key(content) is None:
-                    message = self._power_unreadable(point, content)
-                    self.power_outcomes.setdefault(point.n, message)
-                    if found is None:
-                        self.cited.add(point.n)
-                        found = ("escrita-atomica", message)
-                    continue
-                if "ponto-a" in failed or self.point_failure(point, state.content):
-                    continue
-                problem = self.point_failure(point, content, power=" (numa falta de energia)")
-                if problem:
-                    message = problem + " " + self._power_why(state)
-                    self.power_outcomes.setdefault(point.n, message)
-                    if found is None:
-                        self.cited.add(point.n)
-                        found = ("ponto-a", message)
-        return found
-
-    def _power_unreadable(self, point: Point, content: bytes) -> str:
-        label = self.label(point)
-        renamed = self._renamed_into_place(point.state.first)
-        why = ("a troca de nome pode chegar ao disco antes dos dados do arquivo temporário. Antes de trocar, chame "
-               "f.flush() e os.fsync(f.fileno()) no temporário" if renamed else
-               "o que não foi sincronizado com os.fsync pode se perder. Chame f.flush() e os.fsync(f.fileno()) "
-               "antes de considerar a gravação feita")
-        return f"Numa falta de energia ({label}), o {self.shown} poderia ficar {left_on_disk(content)[6:]}: {why}."
-
-    def _renamed_into_place(self, index: int) -> bool:
-        """Did the judged file's current node arrive by a rename (a temporary moved into place)?"""
-        for ev in reversed(self.trace.events[: index + 1]):
-            if ev.ok and ev.kind == "rename" and posixpath.basename(ev.path2) == self.parts[-1]:
-                return True
-            if ev.ok and ev.kind == "open" and ev.created and ev.name == self.parts[-1]:
-                return False
-        return False
-
-    def _power_why(self, state: State) -> str:
-        if state.durable != state.content and state.kept == state.content:
-            return ("A troca de nome (ou a criação do arquivo) só fica garantida no disco depois de um os.fsync na "
-                    "pasta: abra-a com os.open(pasta, os.O_RDONLY) e chame os.fsync nela depois da troca "
-                    "(em POSIX; no Windows isso não existe).")
-        return ("Os dados só ficam garantidos no disco depois de os.fsync no arquivo, e a troca de nome depois de "
-                "os.fsync na pasta.")
-
-
-def _names(events) -> dict[int, str]:
-    """The path each descriptor-based event acted on (by event identity), from the node's last name:
-    a tap may name only the calls that take a path."""
-    latest: dict[int, str] = {}
-    found: dict[int, str] = {}
-    for ev in events:
-        if not ev.ok:
-            continue
-        if ev.kind in ("open", "mkdir", "symlink", "link") and ev.path:
-            latest[ev.node] = ev.path
-        elif ev.kind == "rename" and ev.path2:
-            latest[ev.node] = ev.path2
-        elif ev.kind in ("write", "truncate", "fsync") and not ev.path and ev.node in latest:
-            found[id(ev)] = latest[ev.node]
-    return found
-
-
-def _has_result(state: dict, tool_use_id: str) -> bool:
-    messages = state.get("messages")
-    return isinstance(messages, list) and any(
-        isinstance(m, dict) and isinstance(m.get("content"), list)
-        and any(isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id for b in m["content"])
-        for m in messages
-    )
-
-
-def _article(phrase: str) -> str:
-    """“da escrita…” → “a escrita…”, “do fechamento…” → “o fechamento…”."""
-    return phrase[1:] if phrase.startswith(("da ", "do ")) else phrase
-
 
 def _text(value) -> str:
     return value[:500] if isinstance(value, str) else ""

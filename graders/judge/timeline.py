@@ -16,7 +16,7 @@ import json
 
 from . import protocol
 from ..replay.states import MODEL, START, TOOL, TORN
-from .nivel2 import complete_key, parse
+from .reading import complete_key, parse
 
 SHOWN = 2000
 # A run with thousands of crash states (a writer that writes byte by byte) keeps the report and the

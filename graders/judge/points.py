@@ -1,0 +1,182 @@
+"""The crash states of one run as the student sees them: numbered once (messages and the timeline cite
+the same numbers), grouped by part of the loop (A1, ferramenta 1, B1…) and described in Portuguese."""
+
+from __future__ import annotations
+
+import posixpath
+
+from ..replay.states import MODEL, START, TOOL, TORN, State, cut_content, cuts, torn
+from ..trace.ops import Trace
+from .reading import complete_key, plural
+
+ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª", 4: "4ª"}
+FS_KINDS = ("open", "write", "truncate", "rename", "unlink", "rmdir", "mkdir", "link", "symlink", "fsync", "sync")
+
+
+class Point:
+    """A crash state as the student sees it: numbered, grouped (A1, ferramenta 1, B1…) and described."""
+
+    __slots__ = ("n", "state", "op", "group", "where")
+
+    def __init__(self, state: State, op: int, group: str, where: str):
+        self.n = 0
+        self.state = state
+        self.op = op
+        self.group = group
+        self.where = where
+
+
+class Paths:
+    """Paths as the student thinks of them: relative to the work folder, or named by their root."""
+
+    def __init__(self, trace: Trace):
+        self.roots = sorted(((posixpath.normpath(r.path), r.role) for r in trace.roots), key=lambda x: -len(x[0]))
+
+    def show(self, path: str) -> str:
+        path = posixpath.normpath(path) if path else path
+        for root, role in self.roots:
+            if path.startswith(root.rstrip("/") + "/"):
+                rest = path[len(root.rstrip("/")) + 1:]
+                if role == "work":
+                    return rest
+                if role == "tmp":
+                    return f"{rest}, na pasta temporária do sistema"
+                return f"~/{rest}" if role == "home" else path
+        return path or "?"
+
+    def name(self, path: str) -> str:
+        return posixpath.basename(path) or path
+
+
+class CrashPoints:
+    """`points`: every crash state of `states` (a torn write: its first cut, the first that fails, the
+    middle and the last), numbered from 1; `total`, `total_ops`; `label(point)`, `what(event)`."""
+
+    def __init__(self, trace: Trace, states: list[State], final_replies: int, shown: str):
+        self.trace = trace
+        self.final_replies = final_replies
+        self.shown = shown
+        self.paths = Paths(trace)
+        self.names = names(trace.events)
+        self.points: list[Point] = []
+        self._number(states)
+
+    def _number(self, states: list[State]):
+        """One list of crash points, numbered once: messages and the timeline cite the same numbers."""
+        events = self.trace.events
+        op_of, count = {}, 0
+        for i, e in enumerate(events):
+            if e.kind in FS_KINDS:
+                count += 1
+                op_of[i] = count
+        self.total_ops = count
+        for state in states:
+            if state.kind == TORN:
+                for k, content in self._torn_representatives(state):
+                    self._add(torn(state, k, content), op_of.get(state.first, 0))
+            else:
+                self._add(state, op_of.get(state.first, 0))
+        for n, point in enumerate(self.points, start=1):
+            point.n = n
+        self.total = len(self.points)
+
+    def _add(self, state: State, op: int):
+        self.points.append(Point(state, op, self._group(state), self._where(state)))
+
+    def _torn_representatives(self, state: State):
+        """Every cut of the write is judged here, in order, up to the first that leaves a file no resume
+        could load; the timeline keeps that one, the first, the middle and the last."""
+        earlier = {complete_key(p.state.content) for p in self.points if p.state.kind != TORN}
+        earlier.discard(None)
+        first = bad = None
+        for k, content in cuts(state):
+            first = first or (k, content)
+            if complete_key(content) not in earlier:
+                bad = (k, content)
+                break
+        if first is None:
+            return []  # the write put back the bytes that were there: nothing to tear
+        keep = dict([first] + ([bad] if bad else []))
+        size = len(state.event.data)
+        for k in (size // 2, size - 1):
+            if k > first[0] and k not in keep:
+                keep[k] = cut_content(state, k)
+        return sorted(keep.items())
+
+    def _group(self, state: State) -> str:
+        """The part of the loop: início, A1 (the model asked for tool 1, not run yet), ferramenta 1,
+        B1 (it ran, before the next model call), modelo 2 (during that call)…, fim."""
+        if state.kind == TOOL:
+            return f"ferramenta {state.tools}"
+        if state.kind == MODEL:
+            return f"modelo {state.served + 1}"
+        if state.served == 0:
+            return "início"
+        if state.served >= self.final_replies:
+            return "fim"
+        if state.tools < state.served:
+            return f"A{state.served}"
+        return f"B{state.tools}"
+
+    def _where(self, state: State) -> str:
+        if state.kind == START:
+            return "antes de qualquer operação de arquivo"
+        if state.kind == TOOL:
+            return f"durante execute_tool('{(state.event.payload or {}).get('name')}')"
+        if state.kind == MODEL:
+            return f"durante a {ORDINAL.get(state.served + 1, f'{state.served + 1}ª')} chamada ao modelo"
+        if state.kind == TORN:
+            ev = state.event
+            path = ev.path or self.names.get(id(ev), "")
+            return (f"no meio da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {self.paths.name(path) or self.shown}, "
+                    f"depois de {plural(state.torn_at, 'byte', 'bytes')}")
+        first = self.trace.events[state.first]
+        text = f"logo depois {self.what(first)}"
+        if state.last != state.first:
+            last = self.trace.events[state.last]
+            text += f" (e até {_article(self.what(last))})"
+        return text
+
+    def what(self, ev) -> str:
+        """An event as a noun phrase: “da escrita de 120 bytes em x”."""
+        path = ev.path or self.names.get(id(ev), "")
+        name = self.paths.name(path) if path else "?"
+        return {
+            "open": f"da abertura de {name} para escrita" + (" (criado agora)" if ev.created else "")
+                    + (", que o esvaziou" if ev.trunc else ""),
+            "write": f"da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {name}",
+            "truncate": f"do truncamento de {name} para {plural(ev.length, 'byte', 'bytes')}",
+            "rename": f"da troca de nome de {name} para {self.paths.name(ev.path2)}",
+            "unlink": f"da remoção de {name}",
+            "rmdir": f"da remoção da pasta {name}",
+            "mkdir": f"da criação da pasta {name}",
+            "link": f"do link {name}",
+            "symlink": f"do link simbólico {name}",
+            "fsync": f"do os.fsync de {name}",
+            "sync": "do os.sync",
+        }.get(ev.kind, f"da operação {ev.kind} em {name}")
+
+    def label(self, point: Point) -> str:
+        return f"Queda {point.n} de {self.total}, {point.where}"
+
+
+def names(events) -> dict[int, str]:
+    """The path each descriptor-based event acted on (by event identity), from the node's last name:
+    a tap may name only the calls that take a path."""
+    latest: dict[int, str] = {}
+    found: dict[int, str] = {}
+    for ev in events:
+        if not ev.ok:
+            continue
+        if ev.kind in ("open", "mkdir", "symlink", "link") and ev.path:
+            latest[ev.node] = ev.path
+        elif ev.kind == "rename" and ev.path2:
+            latest[ev.node] = ev.path2
+        elif ev.kind in ("write", "truncate", "fsync") and not ev.path and ev.node in latest:
+            found[id(ev)] = latest[ev.node]
+    return found
+
+
+def _article(phrase: str) -> str:
+    """“da escrita…” → “a escrita…”, “do fechamento…” → “o fechamento…”."""
+    return phrase[1:] if phrase.startswith(("da ", "do ")) else phrase

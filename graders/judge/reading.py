@@ -1,0 +1,61 @@
+"""What a resume would read in a checkpoint file, and how to show it in a message: parsing as
+json.loads would, the canonical form of a complete state, a file's tail, the page's disk view."""
+
+from __future__ import annotations
+
+import functools
+import json
+
+
+def parse(content: bytes | None):
+    """The JSON document in `content`, or raise ValueError (what a resume's json.loads would hit)."""
+    if content is None:
+        raise ValueError("ausente")
+    try:
+        return json.loads(content.decode("utf-8-sig"))
+    except RecursionError:
+        raise ValueError("aninhado demais") from None
+
+
+def canonical(value) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+@functools.lru_cache(maxsize=4096)
+def complete_key(content: bytes | None) -> str | None:
+    """The canonical form of a complete checkpoint; None when it would not load."""
+    try:
+        return canonical(parse(content))
+    except (ValueError, UnicodeDecodeError):
+        return None
+
+
+def left_on_disk(content: bytes) -> str:
+    """`ficou com N bytes, terminando em “…”`: the end of a file says where a write was cut."""
+    if not content:
+        return "ficou vazio (0 bytes)"
+    text = content.decode("utf-8", "replace").replace("\n", " ")
+    tail = text[-60:] if len(text) > 60 else text
+    return f"ficou com {len(content)} bytes, terminando em “…{tail}”"
+
+
+def disk_view(crash: str, path: str, content: bytes | None) -> dict:
+    """The page's disk view of one crash: what the file held, if it existed."""
+    view = {"crash": crash, "path": path, "exists": content is not None}
+    if content is not None:
+        view["bytes"] = len(content)
+        view["content"] = content[:4000].decode("utf-8", "replace")
+    return view
+
+
+def plural(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def has_result(state: dict, tool_use_id: str) -> bool:
+    messages = state.get("messages")
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and isinstance(m.get("content"), list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id for b in m["content"])
+        for m in messages
+    )
