@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 
 from .judge.nivel1 import sample_states
-from .judge.reading import complete_key
+from .judge.reading import complete_key, plural
 from .replay.folder import Folder, write_into
 
 WRITERS = {
@@ -111,7 +111,8 @@ def run(kills: int = 30, seed: int | None = None, run_code=None) -> dict:
 def _where(ev, cut) -> str:
     name = ev.path.rsplit("/", 1)[-1] or "?"
     if cut is not None:
-        return f"no meio da escrita de {len(ev.data)} bytes em {name}, depois de {cut} bytes"
+        return (f"no meio da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {name}, "
+                f"depois de {plural(cut, 'byte', 'bytes')}")
     return "logo depois " + {
         "open": f"da abertura de {name}", "write": f"da escrita em {name}", "rename": f"da troca de nome de {name}",
         "fsync": f"do os.fsync de {name}", "truncate": f"do truncamento de {name}",

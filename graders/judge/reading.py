@@ -36,7 +36,7 @@ def left_on_disk(content: bytes) -> str:
         return "ficou vazio (0 bytes)"
     text = content.decode("utf-8", "replace").replace("\n", " ")
     tail = text[-60:] if len(text) > 60 else text
-    return f"ficou com {len(content)} bytes, terminando em “…{tail}”"
+    return f"ficou com {plural(len(content), 'byte', 'bytes')}, terminando em “…{tail}”"
 
 
 def disk_view(crash: str, path: str, content: bytes | None) -> dict:
