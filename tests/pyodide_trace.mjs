@@ -5,39 +5,13 @@
 //   {id, bench: {code, job, n}}       -> {id, ms: [...]} (warm traced runs, each timed alone)
 //   {id, bench: {exercise, code, n}}  -> {id, ms: [...]} (warm "Verificar": graders.web.handle, as the worker calls it)
 // Errors: {id, error}. Python boots once (~5 s); keep the process for a whole test session.
-import { readFileSync, readdirSync, statSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
-import { loadPyodide } from "pyodide";
-import { installFsTap } from "../docs/assets/javascripts/lesson/fstap.js";
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const target = "/opt/corretor"; // outside the home, which each run empties
-
-function copyTree(py, dir) {
-  for (const name of readdirSync(dir)) {
-    const path = join(dir, name);
-    if (name === "__pycache__") continue;
-    if (statSync(path).isDirectory()) {
-      copyTree(py, path);
-    } else if (/\.(py|toml|md)$/.test(name)) {
-      const dest = join(target, relative(root, path));
-      py.FS.mkdirTree(dirname(dest));
-      py.FS.writeFile(dest, readFileSync(path));
-    }
-  }
-}
+import { bootPyodide } from "./pyodide_boot.mjs";
 
 // Python's own prints (not the student's: the graders capture those) must not garble the replies.
-const py = await loadPyodide({ stdout: (s) => process.stderr.write(s + "\n"), stderr: (s) => process.stderr.write(s + "\n") });
-// As the page's worker does: the tap is installed and registered before the graders are imported.
-py.registerJsModule("_fstap", installFsTap(py.FS));
-copyTree(py, join(root, "graders"));
-copyTree(py, join(root, "exercises"));
+const py = await bootPyodide({ stdout: (s) => process.stderr.write(s + "\n"), stderr: (s) => process.stderr.write(s + "\n") });
 const run = py.runPython(`
 import json, sys
-sys.path.insert(0, ${JSON.stringify(target)})
 from graders.trace.browser import run_in_pyodide
 from graders.trace.ops import to_json
 from graders.web import handle
