@@ -2,9 +2,10 @@
 kernel tap (graders.trace.kernel.serve) inside grading many submissions in sequence.
 
 Isolated mode (bwrap): user `aluno` (uid 1000) with a home, /home/aluno/projeto as the work folder
-and /tmp as its own tmpfs, a read-only system, no network, its own PIDs, no capabilities. Between
-submissions the server kills every process of the previous one (it is alone with them in the PID
-namespace) and empties every writable place.
+and /tmp as its own tmpfs, a read-only system, no network, its own PIDs, no capabilities. PID 1 is
+ours, named /sbin/init, and the server under it is named bash, with PIDs in the thousands
+(graders/trace/kernel/pid1.py). Between submissions the server kills every process of the previous
+one (it is alone with them and PID 1 in the PID namespace) and empties every writable place.
 
 Reduced mode (no bwrap: macOS-like hosts, kernels without user namespaces): the same supervisor
 runs as a plain process. It performs every write-open, rename, unlink... itself, so it refuses any
@@ -68,9 +69,9 @@ def _system_binds() -> list[str]:
     return args
 
 
-def _serve_args(package_parent: str) -> list[str]:
+def _serve_args(package_parent: str, pid1: bool = False) -> list[str]:
     return ["-I", "-S", "-B", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
-            "from graders.trace.kernel import serve; serve()"]
+            f"from graders.trace.kernel import serve; serve(pid1={pid1})"]
 
 
 def bwrap_command(etc: str) -> list[str]:
@@ -90,8 +91,8 @@ def bwrap_command(etc: str) -> list[str]:
         "--unshare-all", "--unshare-user", "--uid", str(UID), "--gid", str(GID), "--cap-drop", "ALL",
         "--hostname", HOSTNAME,
         "--die-with-parent", "--new-session", "--clearenv", "--setenv", "LANG", "C.UTF-8",
-        "--chdir", WORK,
-        python_executable(), *_serve_args(INSIDE_PACKAGE),
+        "--chdir", WORK, "--as-pid-1",
+        python_executable(), *_serve_args(INSIDE_PACKAGE, pid1=True),
     ]
 
 

@@ -58,13 +58,11 @@ ATTACKS = {
 }
 
 # Signs of a grader the sandbox hides: code that is atomic only when it sees one must fail.
-HIDDEN_SIGNS = ["uid", "passwd", "home", "flags", "nspid", "cwd", "hostname", "homedir", "env", "umask", "user_name"]
+HIDDEN_SIGNS = ["uid", "passwd", "home", "flags", "nspid", "cwd", "hostname", "homedir", "env", "umask", "user_name",
+                "pid", "proc1", "ppid"]
 # Signs it still shows (README, "Limites conhecidos"): such code passes. Strict xfails, so that hiding
 # one turns its test red until it moves to HIDDEN_SIGNS.
 KNOWN_SIGNS = {
-    "pid": "the student's PID is small (a fresh PID namespace); hiding it needs clone3(set_tid) with "
-           "CAP_SYS_ADMIN kept by the sandbox's server, or thousands of forks per sandbox",
-    "proc1": "/proc/1/cmdline is bwrap",
     "seccomp": "/proc/self/status shows the seccomp filter",
     "orig_argv": "the runner is started as python -c <runner>: sys.orig_argv and /proc/self/cmdline show it",
     "mounts": "/proc/self/mountinfo shows bwrap's /newroot and /opt/corretor",
@@ -218,7 +216,9 @@ def run_agent(task, tools, call_model, execute_tool):
         "hostname": socket.gethostname(), "etc_hostname": open("/etc/hostname").read().strip(),
         "home_list": os.listdir("/home"), "home_is_dir": os.path.isdir(os.path.expanduser("~")),
         "umask": umask, "nspid": status["NSpid"].split(), "stdout": repr(sys.stdout), "argv": sys.argv,
-        "work_listing": os.listdir("."), "tmp_listing": os.listdir("/tmp"),
+        "work_listing": os.listdir("."), "tmp_listing": os.listdir("/tmp"), "pid": os.getpid(),
+        "ppid": os.getppid(), "init": [open("/proc/1/cmdline").read(), open("/proc/1/comm").read()],
+        "parent": [open(f"/proc/{os.getppid()}/cmdline").read(), open(f"/proc/{os.getppid()}/comm").read()],
     }))
 '''
 
@@ -242,5 +242,8 @@ def test_the_sandbox_looks_like_a_students_machine():
     assert seen["stdout"] == "<_io.TextIOWrapper name='<stdout>' mode='w' encoding='utf-8'>"
     assert seen["argv"] == ["agente.py"]
     assert seen["work_listing"] == [] and seen["tmp_listing"] == []
+    assert seen["pid"] > 1000 and seen["ppid"] > 1000, "PIDs of a machine that has been up a while"
+    assert seen["init"] == ["/sbin/init\0", "systemd\n"], "PID 1 as on Debian or Ubuntu"
+    assert seen["parent"] == ["bash\0", "bash\n"], "started from a terminal's shell"
     ordinary = {"HOME", "USER", "LOGNAME", "LANG", "SHELL", "PATH", "TERM", "PWD", "TMPDIR"}
     assert set(seen["env"]) <= ordinary, set(seen["env"]) - ordinary

@@ -10,9 +10,11 @@ libc.syscall.restype = ctypes.c_long
 libc.process_vm_readv.restype = ctypes.c_ssize_t
 libc.process_vm_readv.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p,
                                   ctypes.c_ulong, ctypes.c_ulong]
+libc.pthread_create.argtypes = [ctypes.POINTER(ctypes.c_ulong), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+libc.pthread_join.argtypes = [ctypes.c_ulong, ctypes.c_void_p]
 
 PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_CHILD_SUBREAPER, PR_CAPBSET_DROP = 4, 38, 36, 24
-PR_SET_SECCOMP = 22
+PR_SET_SECCOMP, PR_SET_NAME = 22, 15
 AT_FDCWD = -100
 AT_SYMLINK_FOLLOW, AT_REMOVEDIR, AT_EMPTY_PATH = 0x400, 0x200, 0x1000
 O_TMPFILE_BIT = 0o20000000

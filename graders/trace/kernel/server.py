@@ -8,6 +8,7 @@ import os
 import socket
 
 from ..ops import to_json
+from .pid1 import become_init
 from .run import prepare_supervisor, run_traced
 
 
@@ -48,15 +49,17 @@ def wipe(roots: list[str], keep: list[str]):
         os.chmod(path, 0o755)
 
 
-def serve():
-    """The supervisor as a small server (one per sandbox), driven through a socket on stdin.
+def serve(pid1: bool = False):
+    """The supervisor as a small server (one per sandbox), driven through a socket on stdin. With
+    pid1 (bwrap --as-pid-1) we start as the sandbox's PID 1 and serve from a child (see pid1.py).
 
     {"cmd": "init", "work", "tmp", "home", "modes": {root: mode}, "env", "python", "reduced",
      "kill_all", "limits"}                                  -> {"ok": true}
     {"cmd": "run", "source", "filename", "job", "timeout"}  -> the Trace as JSON (ops.to_json)
     Every run starts from empty roots and ends with every process it started dead.
     """
-
+    if pid1:
+        become_init()
     prepare_supervisor()
     control = socket.socket(fileno=0)
     reader = control.makefile("rb")

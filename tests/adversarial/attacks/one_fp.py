@@ -46,6 +46,8 @@ CHECKS = {
     "umask": lambda: _umask() not in (0o022, 0o002, 0o027, 0o077),
     "user_name": lambda: os.environ.get("USER") != pwd.getpwuid(os.getuid()).pw_name,
     "pid": lambda: os.getpid() < 300,
+    "ppid": lambda: os.getppid() < 300 or b"python" in _read(f"/proc/{os.getppid()}/cmdline")
+                    or b"bwrap" in _read(f"/proc/{os.getppid()}/cmdline"),
     "proc1": lambda: b"bwrap" in _read("/proc/1/cmdline") or _read("/proc/1/comm").strip() not in (b"systemd", b"init"),
     "seccomp": lambda: _status().get("Seccomp", "0").strip() != "0",
     "orig_argv": lambda: "-c" in getattr(sys, "orig_argv", [])[1:2] or b"\0-c\0" in _read("/proc/self/cmdline"),

@@ -1,0 +1,65 @@
+"""The sandbox's PID 1 (bwrap --as-pid-1): makes the PIDs a run sees look like a student's machine
+(a PID 1 named like init, a parent shell and PIDs in the thousands), then forks the server."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import random
+
+from .linux import PR_SET_DUMPABLE, PR_SET_NAME, libc
+
+# A fresh PID namespace numbers from 1; a desktop that has been up for a while is in the thousands.
+# Random, so that the first run's PID is no signature either. Each burnt PID is one thread.
+BURN_PIDS = (1500, 6000)
+INIT_TITLE, INIT_NAME = b"/sbin/init", b"systemd"  # as on Debian and Ubuntu, whose init is systemd
+SHELL_TITLE = SHELL_NAME = b"bash"  # the run's parent: a terminal's shell
+
+
+def become_init() -> None:
+    """Returns only in the server, a child of ours; we stay PID 1, reap, and end with the server."""
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # same uid as the runs: nobody may write our memory
+    set_title(INIT_TITLE, INIT_NAME)
+    burn_pids(random.SystemRandom().randint(*BURN_PIDS))
+    server = os.fork()
+    if server == 0:
+        set_title(SHELL_TITLE, SHELL_NAME)
+        return
+    # The server holds the control socket alone: its end is what tells the CLI it is gone.
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(null, fd)
+    while True:
+        try:
+            pid, status = os.waitpid(-1, 0)
+        except ChildProcessError:
+            os._exit(1)
+        except InterruptedError:
+            continue
+        if pid == server:
+            os._exit(os.waitstatus_to_exitcode(status) & 0xFF)  # the namespace ends with us
+
+
+def burn_pids(count: int) -> None:
+    """Use up `count` PIDs, one thread each: no address space to copy, and the thread runs a C
+    function that returns at once (getpid; its argument is ignored and its result discarded), so
+    it never waits for the GIL; a Python thread costs ten times as much on a busy machine."""
+    thread = ctypes.c_ulong()
+    routine = ctypes.cast(libc.getpid, ctypes.c_void_p)
+    for _ in range(count):
+        if libc.pthread_create(ctypes.byref(thread), None, routine, None) != 0:
+            return  # out of threads: fewer PIDs burnt, nothing worse
+        libc.pthread_join(thread.value, None)
+
+
+def set_title(title: bytes, name: bytes) -> None:
+    """What /proc/self/cmdline and comm show: our argv area overwritten in place (setproctitle's
+    trick: with its last byte not NUL, the kernel shows it up to the first NUL) and PR_SET_NAME.
+    CPython keeps its own copy of argv, so nothing of ours reads that area again."""
+    with open("/proc/self/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    start, end = int(fields[45]), int(fields[46])  # arg_start and arg_end (fields 48 and 49)
+    size = end - start
+    text = title[:size - 2] + b"\0"
+    ctypes.memmove(start, text + b"\0" * (size - len(text) - 1) + b" ", size)
+    libc.prctl(PR_SET_NAME, ctypes.c_char_p(name[:15]), 0, 0, 0)
