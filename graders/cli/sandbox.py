@@ -74,6 +74,27 @@ def _serve_args(package_parent: str, pid1: bool = False) -> list[str]:
             f"from graders.trace.kernel import serve; serve(pid1={pid1})"]
 
 
+def _empty_site_packages() -> list[str]:
+    """An empty, read-only site-packages in place of the machine's: a fresh Python install, as a
+    student's might be. The instructor's packages (and their .pth files, which here cost the student's
+    interpreter more than its own start) stay out of the sandbox."""
+    import sysconfig
+
+    base = os.path.realpath(sys.base_prefix)
+    found = set()
+    for key in ("purelib", "platlib"):
+        path = sysconfig.get_paths(vars={"base": base, "platbase": base}).get(key)
+        if path and os.path.isdir(path):
+            found.add(os.path.realpath(path))
+    for extra in ("/usr/lib/python3/dist-packages", "/usr/local/lib/python3/dist-packages"):
+        if os.path.isdir(extra):
+            found.add(extra)
+    args = []
+    for path in sorted(found):
+        args += ["--perms", "0755", "--tmpfs", path, "--remount-ro", path]
+    return args
+
+
 def bwrap_command(etc: str) -> list[str]:
     files = []
     for name in ("passwd", "group", "hostname", "hosts"):
@@ -81,6 +102,7 @@ def bwrap_command(etc: str) -> list[str]:
     return [
         shutil.which("bwrap") or "bwrap",
         *_system_binds(),
+        *_empty_site_packages(),
         "--ro-bind", PACKAGE_DIR, INSIDE_PACKAGE + "/graders",
         *files,
         "--dev", "/dev", "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm", "--remount-ro", "/dev",

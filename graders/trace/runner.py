@@ -5,7 +5,6 @@ browser imports it in Pyodide. It decides nothing; its report is untrusted and o
 import json
 import os
 import sys
-import traceback
 import types
 
 STUDENT_MODULE = "solucao"
@@ -30,6 +29,8 @@ def _plain(value):
 
 
 def _frames(exc, filename):
+    import traceback  # only when something failed: it costs every run ~3 ms at start
+
     return [[f.lineno, f.name, (f.line or "").strip()]
             for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
 
