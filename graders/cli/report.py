@@ -74,8 +74,12 @@ def clean(value, limit: int = MESSAGE_LIMIT, *, keep_newlines: bool = False) -> 
     keep_newlines (JSON, which escapes them itself) newlines and tabs stay as they are.
     """
     text = _to_text(value)
-    if len(text) <= limit and text.isprintable():  # nothing to escape (the common case)
-        return text
+    if len(text) <= limit:
+        # Nothing to escape, the common case, checked in C: JSON keeps newlines and tabs (a pretty-printed
+        # checkpoint in a timeline is all lines), and they are the only unprintable characters allowed.
+        probe = text.replace("\n", "").replace("\t", "") if keep_newlines else text
+        if probe.isprintable():
+            return text
     pieces, size = [], 0
     for ch in text:  # stops at the limit, however long the text is
         piece = ch if ch.isprintable() else _escape_char(ch, keep_newlines)
