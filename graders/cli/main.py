@@ -79,7 +79,7 @@ def grade_file(exercise: str, path: str, timeout: float, sandboxes: "queue.Queue
         if submission.answers is None and not exercises.code_criteria(exercise):
             raise SubmissionError(f"o exercício {exercise!r} se responde com o arquivo .json exportado pelo site")
     except SubmissionError as exc:
-        return {"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": str(exc)}
+        return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": str(exc)})
     sandbox = sandboxes.get()
     try:
         verdict = grade(exercise, submission, os.path.basename(path),
@@ -87,7 +87,7 @@ def grade_file(exercise: str, path: str, timeout: float, sandboxes: "queue.Queue
         data = verdict.to_dict()
         data["file"] = path
         data.pop("output", None)
-        return data
+        return report.normalise(data)  # here, in the worker, while the other workers' students run
     except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch
         return _failed(exercise, path, submission, f"Erro interno do corretor ao avaliar este arquivo ({type(exc).__name__}).")
     finally:

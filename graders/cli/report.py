@@ -121,8 +121,17 @@ def _describe_type(value) -> str:
     return names.get(type(value), "um número" if isinstance(value, (int, float)) else "outro tipo")
 
 
+class _Normalised(dict):
+    """A result `normalise` made (it remembers its kind): the renderers trust it as it is, so a batch
+    is cleaned once, in the CLI's workers, not again for every format."""
+
+    kind = "ok"
+
+
 def _normalise(result) -> tuple[dict, str]:
     """(the trusted copy, kind) with kind "ok", "input" (an input error) or "malformed"."""
+    if type(result) is _Normalised:
+        return result, result.kind
     if not isinstance(result, dict):
         return {"file": UNKNOWN_FILE, "exercise": "", "passed": False, "criteria": [],
                 "error": f"resultado malformado (veio {_describe_type(result)} em vez de um objeto)"}, "malformed"
@@ -173,7 +182,11 @@ def normalise(result) -> dict:
     criteria not a list, a criterion without a str id and a bool passed, passed not a bool, or passed
     true while some criterion failed (or there is none). A result with "error" has passed false.
     """
-    return _normalise(result)[0]
+    data, kind = _normalise(result)
+    if type(data) is not _Normalised:
+        data = _Normalised(data)
+        data.kind = kind
+    return data
 
 
 REVEALED = "resposta revelada"
@@ -282,4 +295,7 @@ def render_csv(results, exercise: str) -> str:
 def render_json(results) -> str:
     """A JSON list, one normalised object per file (see `normalise`); always valid, always UTF-8 safe."""
     data = [_normalise(r)[0] for r in _results(results)]
-    return json.dumps(data, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    if not data:
+        return "[]\n"
+    # One file a line: still one JSON list, and the C encoder (an indented dump is pure Python).
+    return "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in data) + "\n]\n"
