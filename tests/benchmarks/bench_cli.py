@@ -50,33 +50,20 @@ def bare_starts(count: int) -> float:
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     with tempfile.TemporaryDirectory() as tmp:
-        files = []
-        for i in range(count):
-            source = CORPUS[i % len(CORPUS)]
-            target = Path(tmp) / f"aluno_{i:03d}.py"
-            target.write_text(source.read_text())
-            files.append(target)
+        def class_of(prefix: str, sources: list[Path]) -> list[Path]:
+            """`count` submission files named like a class's, cycling through `sources`."""
+            files = []
+            for i in range(count):
+                target = Path(tmp) / f"{prefix}_{i:03d}.py"
+                target.write_text(sources[i % len(sources)].read_text())
+                files.append(target)
+            return files
+
         bare = bare_starts(count)
-        whole = run_cli(files)
-        honest_files = []
-        for i in range(count):
-            target = Path(tmp) / f"honesto_{i:03d}.py"
-            target.write_text(HONEST[i % len(HONEST)].read_text())
-            honest_files.append(target)
-        honest = run_cli(honest_files)
-        ordinary_files = []
-        for i in range(count):
-            target = Path(tmp) / f"comum_{i:03d}.py"
-            target.write_text(ORDINARY[i % len(ORDINARY)].read_text())
-            ordinary_files.append(target)
-        ordinary = run_cli(ordinary_files)
-        solution = (ROOT / "exercises" / "nivel-2" / "solution.py").read_text()
-        copies = []
-        for i in range(count):
-            target = Path(tmp) / f"referencia_{i:03d}.py"
-            target.write_text(solution)
-            copies.append(target)
-        reference = run_cli(copies)
+        whole = run_cli(class_of("aluno", CORPUS))
+        honest = run_cli(class_of("honesto", HONEST))
+        ordinary = run_cli(class_of("comum", ORDINARY))
+        reference = run_cli(class_of("referencia", [ROOT / "exercises" / "nivel-2" / "solution.py"]))
         singles = [run_cli([CORPUS[i % len(CORPUS)]]) for i in range(15)]
     print(f"{count} submissões em {whole:.1f} s: {count / whole:.1f} submissões/s "
           f"(corpus nivel-2, {len(CORPUS)} arquivos distintos, {os.cpu_count()} núcleos)")

@@ -27,6 +27,32 @@ class Names:
             raise Refused(errno.EBUSY if name == "." else errno.ENOTEMPTY)
         return where, parent, name, parent.rstrip("/") + "/" + name
 
+    def _change_entry(self, nid, task, dirfd, addr, *, absent: int, kind: str, what: str, act, **fields):
+        """The shape every call that makes or removes one entry shares: resolve the entry, check the
+        notification still stands, do `act(parent_fd, name) -> (node, fresh)` inside its root and record
+        it (or its failure); outside the roots, `outside` decides."""
+        _, parent, name, full = self._entry(task, dirfd, addr)
+        if parent is None:
+            raise Refused(absent)
+        if not self.valid(nid):
+            return None
+        opened = self.open_parent(parent)
+        if opened is None:
+            return self.outside(task, kind, f"{what} {full!r}")
+        pfd, is_root = opened
+        try:
+            dnode = self.node_of(os.fstat(pfd))
+            try:
+                st, fresh = act(pfd, name)
+            except OSError as exc:
+                self._record(Event(kind, ok=False, errno=errno_name(exc.errno), dir=dnode, name=name, path=full, **fields))
+                raise Refused(exc.errno) from None
+            self._record(Event(kind, node=self.node_of(st, fresh=fresh), dir=dnode, name=name, path=full, **fields))
+            return 0
+        finally:
+            if not is_root:
+                os.close(pfd)
+
     def _rename(self, nid, task, odir, oaddr, ndir, naddr, flags):
         flags &= U32
         if flags & ~3:
@@ -90,32 +116,13 @@ class Names:
         return self._rename(nid, task, a[0], a[1], a[2], a[3], a[4])
 
     def _remove(self, nid, task, dirfd, addr, directory: bool):
-        _, parent, name, full = self._entry(task, dirfd, addr)
-        if parent is None:
-            raise Refused(errno.EACCES)
-        if not self.valid(nid):
-            return None
-        opened = self.open_parent(parent)
-        kind = "rmdir" if directory else "unlink"
-        if opened is None:
-            return self.outside(task, kind, f"apagar {full!r}")
-        pfd, is_root = opened
-        try:
-            dnode = self.node_of(os.fstat(pfd))
-            try:
-                st = os.lstat(name, dir_fd=pfd)
-                if directory:
-                    os.rmdir(name, dir_fd=pfd)
-                else:
-                    os.unlink(name, dir_fd=pfd)
-            except OSError as exc:
-                self._record(Event(kind, ok=False, errno=errno_name(exc.errno), dir=dnode, name=name, path=full))
-                raise Refused(exc.errno) from None
-            self._record(Event(kind, node=self.node_of(st), dir=dnode, name=name, path=full))
-            return 0
-        finally:
-            if not is_root:
-                os.close(pfd)
+        def act(pfd, name):
+            st = os.lstat(name, dir_fd=pfd)
+            (os.rmdir if directory else os.unlink)(name, dir_fd=pfd)
+            return st, False
+
+        return self._change_entry(nid, task, dirfd, addr, absent=errno.EACCES, kind="rmdir" if directory else "unlink",
+                                  what="apagar", act=act)
 
     def _on_unlink(self, nid, task, a):
         return self._remove(nid, task, AT_FDCWD, a[0], False)
@@ -130,28 +137,12 @@ class Names:
         return self._remove(nid, task, a[0], a[1], bool(flags & AT_REMOVEDIR))
 
     def _mkdir(self, nid, task, dirfd, addr, mode):
-        _, parent, name, full = self._entry(task, dirfd, addr)
-        if parent is None:
-            raise Refused(errno.EEXIST)
-        if not self.valid(nid):
-            return None
-        opened = self.open_parent(parent)
-        if opened is None:
-            return self.outside(task, "mkdir", f"criar a pasta {full!r}")
-        pfd, is_root = opened
-        try:
-            dnode = self.node_of(os.fstat(pfd))
-            try:
-                os.mkdir(name, (mode & 0o7777) & ~task.umask, dir_fd=pfd)
-                st = os.lstat(name, dir_fd=pfd)
-            except OSError as exc:
-                self._record(Event("mkdir", ok=False, errno=errno_name(exc.errno), dir=dnode, name=name, path=full, kind2="dir"))
-                raise Refused(exc.errno) from None
-            self._record(Event("mkdir", node=self.node_of(st, fresh=True), dir=dnode, name=name, path=full, kind2="dir"))
-            return 0
-        finally:
-            if not is_root:
-                os.close(pfd)
+        def act(pfd, name):
+            os.mkdir(name, (mode & 0o7777) & ~task.umask, dir_fd=pfd)
+            return os.lstat(name, dir_fd=pfd), True
+
+        return self._change_entry(nid, task, dirfd, addr, absent=errno.EEXIST, kind="mkdir", what="criar a pasta",
+                                  act=act, kind2="dir")
 
     def _on_mkdir(self, nid, task, a):
         return self._mkdir(nid, task, AT_FDCWD, a[0], a[1])
@@ -222,29 +213,13 @@ class Names:
 
     def _symlink(self, nid, task, taddr, ndir, naddr):
         target = self.read_path(task.tid, taddr).decode("utf-8", "surrogateescape")
-        _, p2, n2, full2 = self._entry(task, ndir, naddr)
-        if p2 is None:
-            raise Refused(errno.EEXIST)
-        if not self.valid(nid):
-            return None
-        b = self.open_parent(p2)
-        if b is None:
-            return self.outside(task, "symlink", f"criar o link {full2!r}")
-        try:
-            dnode = self.node_of(os.fstat(b[0]))
-            try:
-                os.symlink(target, n2, dir_fd=b[0])
-                st = os.lstat(n2, dir_fd=b[0])
-            except OSError as exc:
-                self._record(Event("symlink", ok=False, errno=errno_name(exc.errno), dir=dnode, name=n2, path=full2,
-                                   target=target, kind2="symlink"))
-                raise Refused(exc.errno) from None
-            self._record(Event("symlink", node=self.node_of(st, fresh=True), dir=dnode, name=n2, path=full2,
-                               target=target, kind2="symlink"))
-            return 0
-        finally:
-            if not b[1]:
-                os.close(b[0])
+
+        def act(pfd, name):
+            os.symlink(target, name, dir_fd=pfd)
+            return os.lstat(name, dir_fd=pfd), True
+
+        return self._change_entry(nid, task, ndir, naddr, absent=errno.EEXIST, kind="symlink", what="criar o link",
+                                  act=act, target=target, kind2="symlink")
 
     def _on_symlink(self, nid, task, a):
         return self._symlink(nid, task, a[0], AT_FDCWD, a[1])
