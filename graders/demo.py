@@ -9,6 +9,7 @@ import random
 from .judge.nivel1 import sample_states
 from .judge.reading import complete_key, plural
 from .replay.folder import Folder, write_into
+from .trace.ops import FILE_CALLS
 
 WRITERS = {
     "no-lugar": (
@@ -41,7 +42,6 @@ WRITERS = {
 }
 SHOWN_BYTES = 240
 PATH = ["checkpoint.json"]
-FS_KINDS = ("open", "write", "truncate", "rename", "unlink", "rmdir", "mkdir", "link", "symlink", "fsync", "sync")
 
 
 def _kill(trace, index: int, cut: int | None):
@@ -76,7 +76,7 @@ def run(kills: int = 30, seed: int | None = None, run_code=None) -> dict:
     writers = []
     for writer_id, (name, code) in WRITERS.items():
         trace = (run_code or default_run())(code, f"{writer_id}.py", job)
-        fs = [i for i, ev in enumerate(trace.events) if ev.ok and ev.kind in FS_KINDS]
+        fs = [i for i, ev in enumerate(trace.events) if ev.ok and ev.kind in FILE_CALLS]
         writes = [i for i in fs if trace.events[i].kind == "write" and len(trace.events[i].data) > 1]
         counts = {"unreadable": 0, "absent": 0}
         power = {"kills": 0, "unreadable": 0, "absent": 0}

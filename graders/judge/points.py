@@ -6,11 +6,10 @@ from __future__ import annotations
 import posixpath
 
 from ..replay.states import MODEL, START, TOOL, TORN, State, cut_content, cuts, torn
-from ..trace.ops import Trace
+from ..trace.ops import FILE_CALLS, Trace
 from .reading import complete_key, plural
 
 ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª", 4: "4ª"}
-FS_KINDS = ("open", "write", "truncate", "rename", "unlink", "rmdir", "mkdir", "link", "symlink", "fsync", "sync")
 
 
 class Point:
@@ -66,7 +65,7 @@ class CrashPoints:
         events = self.trace.events
         op_of, count = {}, 0
         for i, e in enumerate(events):
-            if e.kind in FS_KINDS:
+            if e.kind in FILE_CALLS:
                 count += 1
                 op_of[i] = count
         self.total_ops = count

@@ -35,7 +35,6 @@ class Folder:
         self.nodes: dict[int, Node] = {}
         self.roots: dict[str, int] = {}
         self.root_paths: list[tuple[str, int]] = []
-        self.unseen: list[Event] = []  # successful events on nodes the model never saw created or opened
         for root in roots:
             self.nodes[root.node] = Node(root.node, DIR, durable=True)
             self.roots[root.role] = root.node
@@ -66,12 +65,6 @@ class Folder:
         handler = getattr(self, "_" + ev.kind, None)
         return bool(handler(ev)) if handler is not None else False
 
-    def _node(self, node_id: int, ev: Event) -> Node | None:
-        node = self.nodes.get(node_id)
-        if node is None and node_id:
-            self.unseen.append(ev)
-        return node
-
     def _add_entry(self, dir_id: int, name: str, node_id: int) -> bool:
         parent = self.nodes.get(dir_id)
         if parent is None or parent.kind != DIR or not name:
@@ -93,7 +86,7 @@ class Folder:
             self.nodes[ev.node] = Node(ev.node, FILE)
             self._add_entry(ev.dir, ev.name, ev.node)
             return True
-        node = self._node(ev.node, ev)
+        node = self.nodes.get(ev.node)
         if node is not None and ev.trunc and node.data:
             node.data.clear()
             node.version += 1
@@ -101,7 +94,7 @@ class Folder:
         return False
 
     def _write(self, ev: Event) -> bool:
-        node = self._node(ev.node, ev)
+        node = self.nodes.get(ev.node)
         if node is None or node.kind != FILE:
             return False
         write_into(node.data, ev.offset, ev.data)
@@ -111,7 +104,7 @@ class Folder:
         return True
 
     def _truncate(self, ev: Event) -> bool:
-        node = self._node(ev.node, ev)
+        node = self.nodes.get(ev.node)
         if node is None or node.kind != FILE:
             return False
         if ev.length < len(node.data):
@@ -137,8 +130,6 @@ class Folder:
             return False
         moved = self._remove_entry(ev.dir, ev.name)
         linked = self._add_entry(ev.dir2, ev.name2, ev.node) if ev.node in self.nodes or moved else False
-        if not moved and not linked:
-            self._node(ev.node, ev)
         return moved or linked
 
     def _unlink(self, ev: Event) -> bool:
@@ -152,7 +143,6 @@ class Folder:
 
     def _link(self, ev: Event) -> bool:
         if ev.node not in self.nodes:
-            self._node(ev.node, ev)
             return False
         return self._add_entry(ev.dir, ev.name, ev.node)
 

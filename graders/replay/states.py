@@ -36,8 +36,6 @@ class State:
 class Replay:
     states: list[State] = field(default_factory=list)
     folder: Folder | None = None
-    # Contents the judged file held at some call boundary: what a torn write may be compared with.
-    unseen: list[Event] = field(default_factory=list)
 
 
 def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_replies: int = 3) -> Replay:
@@ -84,7 +82,6 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
             previous.last = index  # one state for a run of calls that changed nothing judged
         else:
             states.append(state)
-    out.unseen = folder.unseen
     return out
 
 

@@ -17,6 +17,8 @@ MUTATIONS = frozenset({"open", "write", "truncate", "rename", "unlink", "rmdir",
 # Events that change nothing on disk but matter to the models and the judge.
 MARKS = frozenset({"fsync", "sync", "model", "tool", "returned", "refused"})
 KINDS = MUTATIONS | MARKS
+# The calls a student's code makes on files (numbered as "operações" in messages and the demo).
+FILE_CALLS = MUTATIONS | frozenset({"fsync", "sync"})
 
 RENAME_NOREPLACE, RENAME_EXCHANGE = 1, 2
 FSYNC_DATA_ONLY = 1

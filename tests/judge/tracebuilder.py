@@ -16,7 +16,6 @@ class Builder:
     def __init__(self):
         self.roots = [Root("work", 1, WORK), Root("tmp", 2, TMP)]
         self.dirs = {WORK: 1, TMP: 2}
-        self.events_mkdir = []
         self.entries: dict[str, int] = {}  # absolute path -> node
         self.sizes: dict[int, int] = {}
         self.next = 3
