@@ -18,6 +18,8 @@ from .. import guard
 from ..guard import FLOOD_LIMIT, BoundedOutput, OutputFlood
 from .agent_server import AgentServer
 from .ops import MAX_DATA, MAX_EVENTS, Trace, from_dict
+# The same runner the CLI's child runs (its JSON copies are bound before any student code runs).
+from .runner import AgentLoopRunaway, call_job, plain
 
 TAP_MODULE = "_fstap"
 HOME = "/home/pyodide"  # Pyodide's HOME: nothing a run writes there survives it
@@ -51,10 +53,6 @@ def tap():
     return _tap
 
 
-class AgentLoopRunaway(BaseException):
-    """The agent server refused a call: the loop ran far past the script."""
-
-
 def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
     """Run `job` once (see graders/trace/runner.py) with the tap recording; the trace as the tap saw it."""
     fs = tap()
@@ -68,7 +66,6 @@ def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
         fs.mark(len(marks) - 1)
 
     server = AgentServer(record)
-    call_job = _call_job()  # imported now: what is imported during the run is dropped after it
     output = BoundedOutput()
     report: dict = {}
     with _Borrowed(output, fs) as borrowed:
@@ -131,10 +128,10 @@ def _agent(server: AgentServer):
     def call_model(*args, tools=None, messages=None, **kwargs):
         if args or messages is None:
             raise TypeError("call_model deve ser chamado como call_model(tools=..., messages=...)")
-        return ask({"t": "model", "tools": _plain(tools), "messages": _plain(messages)})["response"]
+        return ask({"t": "model", "tools": plain(tools), "messages": plain(messages)})["response"]
 
     def execute_tool(name, input):
-        reply = ask({"t": "tool", "name": _plain(name), "input": _plain(input)})
+        reply = ask({"t": "tool", "name": plain(name), "input": plain(input)})
         if "error" in reply:
             raise KeyError(reply["error"])
         return reply["result"]
@@ -144,18 +141,6 @@ def _agent(server: AgentServer):
 
     return call_model, execute_tool, returned
 
-
-def _plain(value):
-    try:
-        return _decode(_encode(value))
-    except (TypeError, ValueError, RecursionError):
-        return {"<não serializável>": repr(value)[:200]}
-
-
-def _call_job():
-    from .runner import call_job
-
-    return call_job
 
 
 def _empty(path: str):

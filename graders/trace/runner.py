@@ -20,7 +20,7 @@ class AgentLoopRunaway(BaseException):
     """The trusted side stopped serving: far more model or tool calls than the script has."""
 
 
-def _plain(value):
+def plain(value):
     """A JSON copy of what crosses (the student's objects are never shared)."""
     try:
         return _decode(_encode(value))
@@ -114,13 +114,13 @@ def main():
     def call_model(*args, tools=None, messages=None, **kwargs):
         if args or messages is None:
             raise TypeError("call_model deve ser chamado como call_model(tools=..., messages=...)")
-        reply = channel.ask({"t": "model", "tools": _plain(tools), "messages": _plain(messages)})
+        reply = channel.ask({"t": "model", "tools": plain(tools), "messages": plain(messages)})
         if "response" not in reply:
             raise AgentLoopRunaway()
         return reply["response"]
 
     def execute_tool(name, input):
-        reply = channel.ask({"t": "tool", "name": _plain(name), "input": _plain(input)})
+        reply = channel.ask({"t": "tool", "name": plain(name), "input": plain(input)})
         if "error" in reply:
             raise KeyError(reply["error"])
         if "result" not in reply:

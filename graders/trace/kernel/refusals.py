@@ -18,7 +18,7 @@ class Checks:
     """Supervisor mixin: the calls checked, not emulated."""
 
     def _on_mmap(self, nid, task, a):
-        prot, flags, fd = a[2] & U32, a[3] & U32, s32(a[4])
+        prot, fd = a[2] & U32, s32(a[4])  # the filter only notifies MAP_SHARED mappings
         dup = self.getfd(task, fd)
         try:
             st = os.fstat(dup)
