@@ -78,11 +78,12 @@ def describe(judge, power_graded: bool = False) -> dict | None:
     points, latest = [], None
     listed = _listed(judge)
     for point in judge.points:
-        if point.n not in listed:
-            if point.state.kind != TORN and complete_key(point.state.content) is not None:
-                latest = parse(point.state.content)
-            continue
         state = point.state
+        # A complete file at a call boundary is what a resume may find from then on (this state included).
+        if state.kind != TORN and complete_key(state.content) is not None:
+            latest = parse(state.content)
+        if point.n not in listed:
+            continue
         criterion, message = judge.outcomes.get(point.n, (None, ""))
         power = None
         if state.power:
@@ -96,8 +97,6 @@ def describe(judge, power_graded: bool = False) -> dict | None:
             "criterion": criterion, "message": message, "expected": _expected(judge, point, latest),
             "disk": disk_index(state.content), "power": power,
         })
-        if state.kind != TORN and complete_key(state.content) is not None:
-            latest = parse(state.content)
     order = list(dict.fromkeys(p["group"] for p in points))
     return {"path": judge.shown, "total_ops": judge.total_ops, "total": judge.total, "groups": order,
             "power_loss": "graded" if power_graded else "advice", "points": points, "disks": disks}

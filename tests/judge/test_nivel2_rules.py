@@ -180,3 +180,13 @@ def test_a_long_run_lists_a_bounded_timeline_with_the_real_total():
     assert shown["total"] == primary.total and len(shown["points"]) <= timeline.MAX_POINTS + 16
     n = int(results["escrita-atomica"].message.split()[1])
     assert n in {p["n"] for p in shown["points"]}  # the failure the message cites is listed
+
+
+def test_the_timeline_expects_the_checkpoint_a_state_has_just_saved():
+    from graders.judge import timeline
+
+    _, primary = verdict(run_agent())
+    points = timeline.describe(primary)["points"]
+    first_save = next(p for p in points if p["kind"] == "rename")
+    assert first_save["expected"].startswith("Um checkpoint completo já gravado"), first_save["expected"]
+    assert points[0]["expected"].startswith("Nada ainda")
