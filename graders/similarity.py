@@ -1,0 +1,230 @@
+"""Find identical or near-identical submissions of one exercise across a class, by their syntax tree.
+
+Like MOSS and JPlag, code is compared as structure, never run: names, comments, docstrings and layout
+are normalised away, what the exercise's starter already gave is left out, and the passages that many
+students share (what the statement forces everyone to write) do not count as evidence of copying.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import hashlib
+import math
+import re
+from dataclasses import dataclass
+
+IDENTICAL = "idêntico"
+NEAR = "quase idêntico"
+
+# Fewer tokens of a student's own than this, beyond the starter, is too little to call anything a copy.
+MIN_OWN_TOKENS = 30
+# Fingerprints are hashes of this many consecutive tokens (MOSS's k-grams).
+KGRAM = 8
+# A k-gram present in more than this share of the class is what everyone writes, not a copy's trace.
+COMMON_SHARE = 0.3
+COMMON_FLOOR = 6
+# Two submissions are near-identical when this share of the smaller one's distinctive fingerprints
+# is in the other one too.
+NEAR_THRESHOLD = 0.8
+# Fewer distinctive fingerprints than this cannot support a "near-identical" call.
+MIN_FINGERPRINTS = 20
+# A hostile file must not make this section slow: its tokens beyond this are not compared.
+MAX_TOKENS = 20_000
+
+_BUILTINS = frozenset(dir(builtins))
+_GENERIC_NAME = re.compile(r"(?<![^>])v\d+$")
+
+
+@dataclass(frozen=True)
+class SimilarGroup:
+    kind: str  # IDENTICAL or NEAR
+    members: tuple  # labels, in the order the caller gave them
+    score: float  # 1.0 for identical; the weakest link's overlap for near-identical
+
+
+def _tokens(source: str) -> list | None:
+    """The tree as a flat preorder list of tokens, names replaced by their order of first use."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+    names: dict = {}
+    out: list = []
+    stack = [tree]
+    while stack and len(out) < MAX_TOKENS:
+        node = stack.pop()
+        if isinstance(node, str):  # a closing marker, so that nesting shapes differ
+            out.append(node)
+            continue
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body and _is_docstring(body[0]):
+            body = body[1:]
+        out.append(type(node).__name__)
+        label = _label(node, names)
+        if label is not None:
+            out.append(label)
+        children = []
+        for field, value in ast.iter_fields(node):
+            if field == "body" and isinstance(value, list):
+                value = body
+            if isinstance(value, ast.AST):
+                children.append(value)
+            elif isinstance(value, list):
+                children.extend(item for item in value if isinstance(item, ast.AST))
+        stack.append(")")
+        stack.extend(reversed(children))
+    return out
+
+
+def _is_docstring(node) -> bool:
+    return isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _label(node, names: dict) -> str | None:
+    """What a node adds beyond its type: a canonical name, an attribute, an operator, a constant."""
+    if isinstance(node, ast.Name):
+        return _name(node.id, names)
+    if isinstance(node, ast.arg):
+        return _name(node.arg, names)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return _name(node.name, names)
+    if isinstance(node, ast.alias):
+        return f"{node.name}>{_name(node.asname or node.name.split('.')[0], names)}"
+    if isinstance(node, ast.Attribute):
+        return "." + node.attr
+    if isinstance(node, ast.keyword):
+        return f"{node.arg}="
+    if isinstance(node, ast.Constant):
+        value = node.value
+        # Strings keep their text (dict keys and file names carry the solution); long ones are cut.
+        return f"{type(value).__name__}:{repr(value)[:40]}"
+    if isinstance(node, (ast.BinOp, ast.AugAssign)):
+        return type(node.op).__name__
+    if isinstance(node, ast.UnaryOp):
+        return type(node.op).__name__
+    if isinstance(node, ast.BoolOp):
+        return type(node.op).__name__
+    if isinstance(node, ast.Compare):
+        return ",".join(type(op).__name__ for op in node.ops)
+    return None
+
+
+def _name(name: str, names: dict) -> str:
+    if name in _BUILTINS:
+        return name
+    return names.setdefault(name, f"v{len(names)}")
+
+
+def _own_count(tokens: list, starter_grams: set) -> int:
+    """How many tokens a student wrote beyond the starter: those in no k-gram the starter also has."""
+    tokens = _generic(tokens)
+    covered = [False] * len(tokens)
+    for i in range(len(tokens) - KGRAM + 1):
+        if tuple(tokens[i:i + KGRAM]) in starter_grams:
+            covered[i:i + KGRAM] = [True] * KGRAM
+    return covered.count(False)
+
+
+def _generic(tokens: list) -> list:
+    # Fingerprints forget which name is which: one helper added at the top renumbers every name
+    # after it, and that must not hide the rest of a copied file.
+    return [_GENERIC_NAME.sub("v", token) for token in tokens]
+
+
+def _kgrams(tokens: list) -> set:
+    generic = _generic(tokens)
+    return {tuple(generic[i:i + KGRAM]) for i in range(len(generic) - KGRAM + 1)}
+
+
+def _digest(tokens: list) -> str:
+    return hashlib.sha256("\x00".join(tokens).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def find_similar(codes: dict, starter: str | None = None) -> list:
+    """Groups of labels in `codes` ({label: source}) whose code is identical or near-identical.
+
+    Code that does not parse, or adds too little of its own to the starter, is never grouped.
+    Groups come identical first, then by size and score; members keep the caller's order.
+    """
+    order = {label: i for i, label in enumerate(codes)}
+    starter_tokens = _tokens(starter) if starter else None
+    starter_digest = _digest(starter_tokens) if starter_tokens else None
+    starter_grams = _kgrams(starter_tokens) if starter_tokens else set()
+
+    # One unit per distinct normalised tree: identical copies are one piece of evidence, not many.
+    units: dict = {}
+    for label, source in codes.items():
+        tokens = _tokens(source) if isinstance(source, str) else None
+        if tokens is None:
+            continue
+        digest = _digest(tokens)
+        if digest == starter_digest:
+            continue
+        unit = units.get(digest)
+        if unit is None:
+            if _own_count(tokens, starter_grams) < MIN_OWN_TOKENS:
+                continue
+            unit = units[digest] = {"labels": [], "grams": _kgrams(tokens) - starter_grams}
+        unit["labels"].append(label)
+
+    groups = [
+        SimilarGroup(IDENTICAL, tuple(unit["labels"]), 1.0)
+        for unit in units.values()
+        if len(unit["labels"]) > 1
+    ]
+    groups.extend(_near_groups(list(units.values())))
+    groups.sort(key=lambda g: (g.kind != IDENTICAL, -len(g.members), -g.score, order[g.members[0]]))
+    return [
+        SimilarGroup(g.kind, tuple(sorted(g.members, key=order.__getitem__)), round(g.score, 3))
+        for g in groups
+    ]
+
+
+def _near_groups(units: list) -> list:
+    """Units linked by a large overlap of their distinctive fingerprints, joined transitively."""
+    prints = [unit["grams"] for unit in units]
+    # Students, not units, decide what is common: ten identical copies share their k-grams ten times.
+    weight = [len(unit["labels"]) for unit in units]
+    seen: dict = {}
+    for fingerprints, count in zip(prints, weight):
+        for gram in fingerprints:
+            seen[gram] = seen.get(gram, 0) + count
+    students = sum(weight)
+    common = max(COMMON_FLOOR, math.ceil(COMMON_SHARE * students))
+    distinctive = [{g for g in fingerprints if seen[g] <= common} for fingerprints in prints]
+
+    parent = list(range(len(units)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    links: list = []
+    # Only pairs that share a fingerprint can be linked: an index keeps a class of hundreds quick.
+    holders: dict = {}
+    for i, fingerprints in enumerate(distinctive):
+        for gram in fingerprints:
+            holders.setdefault(gram, []).append(i)
+    candidates = {(a, b) for members in holders.values() for a in members for b in members if a < b}
+    for a, b in sorted(candidates):
+        x, y = distinctive[a], distinctive[b]
+        if len(x) < MIN_FINGERPRINTS or len(y) < MIN_FINGERPRINTS:
+            continue
+        # Containment, not Jaccard: lines added to a copy must not hide what it took.
+        score = len(x & y) / min(len(x), len(y))
+        if score >= NEAR_THRESHOLD:
+            links.append((a, b, score))
+            parent[root(a)] = root(b)
+
+    clusters: dict = {}
+    for a, b, score in links:
+        cluster = clusters.setdefault(root(a), {"units": set(), "score": 1.0})
+        cluster["units"].update((a, b))
+        cluster["score"] = min(cluster["score"], score)
+    return [
+        SimilarGroup(NEAR, tuple(label for i in sorted(c["units"]) for label in units[i]["labels"]), c["score"])
+        for c in clusters.values()
+    ]
