@@ -342,7 +342,7 @@ def read(path: str, exercise_id: str) -> Submission:
     text, is_export = read_text(path)
     if is_export:
         return from_export(text, exercise_id)
-    return from_python(text, stem(path))
+    return from_python(text)  # the CLI names a .py's sender by its file name (`stem`)
 
 
 def stem(path) -> str:

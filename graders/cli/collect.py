@@ -16,6 +16,7 @@ class Entry:
     path: str       # as the CLI opens it (the folder given joined with the file's place in it)
     shown: str      # the short name reports show: relative to the folder given, or the path as given
     folder: str | None = None  # the folder argument this file came from, if any
+    empty: bool = False  # a folder argument with nothing to grade in it (reported in its place)
 
 
 def _sort_key(name: str) -> tuple[str, str]:
@@ -49,10 +50,11 @@ def _walk(folder: str) -> list[str]:
     return found
 
 
-def collect(arguments: list[str]) -> tuple[list[Entry], list[str]]:
-    """(the files to grade, the folders that held none). A non-folder argument is kept as it is
-    (the reader says what is wrong with it); a file reached through two folders is graded once."""
-    entries, empty, seen = [], [], set()
+def collect(arguments: list[str]) -> list[Entry]:
+    """The files to grade, in the arguments' order (a folder's files sorted by name), and each folder
+    that held none as an `empty` entry in its place. A non-folder argument is kept as it is (the
+    reader says what is wrong with it); a file reached through two folders is graded once."""
+    entries, seen = [], set()
     for argument in arguments:
         try:
             is_dir = os.path.isdir(argument)
@@ -63,10 +65,10 @@ def collect(arguments: list[str]) -> tuple[list[Entry], list[str]]:
             continue
         files = _walk(argument)
         if not files:
-            empty.append(argument)
+            entries.append(Entry(argument, argument, argument, empty=True))
         for path in files:
             if path in seen:
                 continue
             seen.add(path)
             entries.append(Entry(path, os.path.relpath(path, argument), argument))
-    return entries, empty
+    return entries

@@ -59,26 +59,24 @@ def _input_error(path: str, exercise: str, message: str) -> dict:
     return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": message})
 
 
-def prepare(entries, empty_folders: list[str], exercise: str) -> tuple[list[dict], list[tuple]]:
+def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
     """(rows, jobs): one row per file (see graders.cli.summary), and one job (row index, exercise,
     Submission) per exercise to grade in it. Files are read here; a file that cannot be read
     is its row's error."""
     everything = exercise == options.ALL_EXERCISES
     rows, jobs = [], []
-    for folder in empty_folders:
-        rows.append({"file": report.clean(folder), "shown": report.clean(folder), "student": None, "kind": None,
-                     "results": {} if everything else
-                     {exercise: _input_error(folder, exercise, "a pasta não tem nenhum arquivo .py ou .json")},
-                     **({"error": "a pasta não tem nenhum arquivo .py ou .json"} if everything else {})})
     for entry in entries:
         row = {"file": report.clean(entry.path) or report.UNKNOWN_FILE, "shown": report.clean(entry.shown),
                "student": None, "kind": None, "results": {}}
         rows.append(row)
         try:
+            if entry.empty:
+                raise SubmissionError("a pasta não tem nenhum arquivo .py ou .json")
             text, is_export = read_text(entry.path)
             if is_export:
                 row["kind"] = "export"
                 student, found = export_entries(text)
+                row["student"] = report.clean(student, 120) if student else None
                 wanted = [ex for ex in exercises.EXERCISE_IDS if ex in found] if everything else [exercise]
                 submissions = {ex: found.get(ex) or Submission(code=None, answers={}, student=student) for ex in wanted}
                 if everything and not wanted:
@@ -86,12 +84,12 @@ def prepare(entries, empty_folders: list[str], exercise: str) -> tuple[list[dict
             else:
                 row["kind"] = "py"
                 student = stem(entry.path)
+                row["student"] = report.clean(student, 120)
                 ex = _exercise_in_path(entry.path) if everything else exercise
                 if ex is None:
                     raise SubmissionError("com todos, um .py precisa estar numa pasta (ou ter no nome) o exercício: "
                                           + ", ".join(e for e in exercises.EXERCISE_IDS if exercises.code_criteria(e)))
                 submissions = {ex: from_python(text, student)}
-            row["student"] = report.clean(student, 120) if student else None
             for ex, submission in submissions.items():
                 if submission.answers is None and not exercises.code_criteria(ex):
                     row["results"][ex] = _input_error(entry.path, ex, f"o exercício {ex!r} se responde com o arquivo "
@@ -280,8 +278,7 @@ def main(argv=None) -> int:
         isolated = _isolation(args.isolamento)
         if isolated is None:
             return EXIT_INPUT
-        entries, empty = collect(args.files)
-        rows, jobs = prepare(entries, empty, args.exercise)
+        rows, jobs = prepare(collect(args.files), args.exercise)
         _precompile()
         left = _grade_all(rows, jobs, args, isolated, stop) if jobs and not stop.is_set() else list(range(len(jobs)))
         interrupted = stop.is_set()

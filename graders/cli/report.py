@@ -214,11 +214,12 @@ def name_of(r: dict) -> str:
     return r["file"] + (f" (aluno: {clean(student, 120)})" if isinstance(student, str) and student else "")
 
 
-def result_lines(r: dict, title: str, indent: str = "") -> list[str]:
+def result_lines(r: dict, title: str, indent: str = "", kind: str | None = None) -> list[str]:
     """One result as text: `title: STATUS (k de n critérios)`, one line per criterion (`[ok    ]` /
     `[falhou]`, "(resposta revelada)" after the id when the student chose to see that answer), then
-    the written answers."""
-    r, kind = _normalise(r)
+    the written answers. `kind`: what `_normalise` said of `r`, when the caller already asked."""
+    if kind is None:
+        r, kind = _normalise(r)
     if kind == "input":
         label = "NÃO AVALIADO" if r.get("limit") is True else "ERRO DE ENTRADA"
         return [f"{indent}{title}: {label} — {r['error']}"]
@@ -245,8 +246,8 @@ def render_text(results) -> str:
     """One block per file (see `result_lines`), the student beside the file when known."""
     lines = []
     for raw in _results(results):
-        r, _kind = _normalise(raw)
-        lines += result_lines(r, name_of(r))
+        r, kind = _normalise(raw)
+        lines += result_lines(r, name_of(r), kind=kind)
     return "\n".join(lines) + "\n"
 
 
