@@ -57,7 +57,7 @@ def _json(rows, exercise_ids, mode, meta, summary, copies) -> str:
 
 
 def _text(rows, exercise_ids, mode, meta, summary, copies) -> str:
-    lines = header_lines(meta) + [""]
+    lines = []
     for row in rows:
         name = report.name_of(row)
         if mode != ALL_EXERCISES:
@@ -71,7 +71,8 @@ def _text(rows, exercise_ids, mode, meta, summary, copies) -> str:
         lines.append(f"{name}: {status(row).upper()}{points}")
         for ex, result in row["results"].items():
             lines += report.result_lines(result, ex, indent="  ")
-    lines += [""] + ["Resumo da turma:"] + summary_lines(summary) + [""] + copies_lines(copies)
+    # After the files, past a blank line (no file's block has one): the class, then the report's facts.
+    lines += [""] + ["Resumo da turma:"] + summary_lines(summary) + [""] + copies_lines(copies) + [""] + header_lines(meta)
     return "\n".join(lines) + "\n"
 
 
