@@ -177,6 +177,7 @@ def _texts(exercise_id: str, raw) -> dict | None:
             raise SubmissionError(
                 f"a resposta escrita {_describe(key)} de {_describe(exercise_id)} deveria ser texto (veio {_describe(value)})"
             )
+        value = value.replace("\r\n", "\n").replace("\r", "\n")  # line breaks as a text box gives them
         texts[key] = value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + "… [cortado]"
     return texts
 

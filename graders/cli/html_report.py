@@ -53,13 +53,13 @@ table { border-collapse: collapse; width: 100%; }
 .table-wrap { overflow-x: auto; }
 th, td { border-bottom: 1px solid var(--line); padding: .3rem .5rem; text-align: left; vertical-align: top; }
 thead th { vertical-align: bottom; }
-th.grupo { text-align: center; border-bottom: 2px solid var(--line); }
+th.grupo { text-align: center; border-bottom: 2px solid var(--line); white-space: nowrap; }
 th button { font: inherit; font-weight: 700; background: none; border: 0; color: inherit; cursor: pointer; padding: 0; text-align: left; }
 th button .seta { display: inline-block; min-width: 1em; margin-left: .2em; }
 td[data-state="ok"] { color: var(--ok); font-weight: 700; }
 td[data-state="falhou"], td[data-state="erro"] { color: var(--failed); font-weight: 700; }
-.file, .nome { overflow-wrap: anywhere; word-break: normal; min-width: 8rem; }
-.file small { display: block; color: inherit; opacity: .85; }
+.nome { min-width: 12rem; }
+.nome small { display: block; white-space: nowrap; }
 details.submission { border: 1px solid var(--line); border-radius: .3rem; padding: .4rem .8rem; margin: .6rem 0; }
 details.submission > summary { cursor: pointer; font-weight: 700; }
 .message { white-space: pre-wrap; }
@@ -80,6 +80,7 @@ code { background: var(--soft); padding: 0 .2em; border-radius: .2em; }
   table.submissions tbody, table.submissions tr, table.submissions td { display: block; width: 100%; }
   table.submissions tbody tr { border: 1px solid var(--line); border-radius: .3rem; margin: .5rem 0; padding: .3rem .5rem; }
   table.submissions td { border: 0; padding: .1rem 0; }
+  .nome small { white-space: normal; overflow-wrap: anywhere; }
   table.submissions td[data-label]::before { content: attr(data-label) ": "; font-weight: 400; color: var(--fg); }
 }
 """
@@ -87,18 +88,18 @@ code { background: var(--soft); padding: 0 .2em; border-radius: .2em; }
 GLUE = """
 const data = JSON.parse(document.getElementById("dados-linhas").textContent);
 const handles = {};
-for (const host of document.querySelectorAll("[data-timeline]")) {
+for (const host of document.querySelectorAll("div[data-timeline]")) {
   const timeline = data[host.dataset.timeline];
   const initial = host.dataset.initial ? Number(host.dataset.initial) : null;
   if (timeline) handles[host.dataset.timeline] = renderTimeline(host, timeline, { prefix: "linha-" + host.dataset.timeline, initial });
 }
 // "Queda n de N" in a message selects that very point in the timeline below it.
 for (const button of document.querySelectorAll("button.queda")) {
-  const handle = handles[button.dataset.timeline];
+  const handle = handles[button.dataset.linha];
   if (!handle) { button.replaceWith(button.textContent); continue; }
   button.addEventListener("click", () => {
     if (handle.show(Number(button.dataset.n))) {
-      document.querySelector(`[data-timeline="${button.dataset.timeline}"] [aria-checked="true"]`)?.focus();
+      document.querySelector(`div[data-timeline="${button.dataset.linha}"] [aria-checked="true"]`)?.focus();
     }
   });
 }
@@ -173,7 +174,7 @@ def _md(text, timeline: str | None = None) -> str:
             continue
         piece = _e(part if i % 2 == 0 else "`" + part)
         if timeline is not None:
-            piece = _CRASH.sub(lambda m: f'<button type="button" class="queda" data-timeline="{timeline}" '
+            piece = _CRASH.sub(lambda m: f'<button type="button" class="queda" data-linha="{timeline}" '
                                          f'data-n="{m.group(1)}">{m.group(0)}</button>', piece)
         out.append(piece)
     return "".join(out)

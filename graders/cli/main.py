@@ -282,9 +282,13 @@ def main(argv=None) -> int:
         _precompile()
         left = _grade_all(rows, jobs, args, isolated, stop) if jobs and not stop.is_set() else list(range(len(jobs)))
         interrupted = stop.is_set()
+        order = {ex: i for i, ex in enumerate(exercises.EXERCISE_IDS)}
+        for row in rows:  # the lesson's order, whichever run finished first
+            row["results"] = dict(sorted(row["results"].items(), key=lambda item: order.get(item[0], len(order))))
         if not interrupted:
             left = []
         pending_files = list(dict.fromkeys(rows[jobs[i][0]]["file"] for i in left))
+        codes, who = _codes(rows, jobs)
         if interrupted:
             # Only what was graded is reported; the rest is listed as not graded.
             rows = [row for row in rows if row["results"] or "error" in row]
@@ -293,7 +297,6 @@ def main(argv=None) -> int:
                         or any(ex in row["results"] for row in rows)]
         meta = metadata.describe(isolated, interrupted, exercise_ids, pending=pending_files)
         summary = summarise(rows, exercise_ids)
-        codes, who = _codes(rows, jobs)
         copies = possible_copies(codes, who)
         sys.stdout.write(document.render(args.format, rows, exercise_ids, args.exercise, meta, summary, copies))
         sys.stdout.flush()

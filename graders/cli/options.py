@@ -34,7 +34,7 @@ _TRANSLATIONS = [
     (r"argument (\S+): invalid (\S+) value: (.*)", r"valor inválido para \1: \3"),
     (r"argument (\S+): not allowed with argument (\S+)", r"a opção \1 não pode ser usada junto com \2"),
     (r"argument (\S+): ignored explicit argument (.*)", r"a opção \1 não aceita o valor \2"),
-    (r"argument (\S+): (.*)", r"\1: \2"),
+    (r"argument (\S+): (.*)", r"valor inválido para \1: \2"),
     (r"unrecognized arguments: (.*)", r"opções desconhecidas: \1"),
     (r"ambiguous option: (\S+) could match (.*)", r"opção ambígua: \1 pode ser \2"),
     (r"one of the arguments (.*) is required", r"é preciso uma das opções \1"),
@@ -109,18 +109,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="formato da saída (padrão: text; csv: para programas; planilha: CSV que uma planilha "
                              "em português abre direto; html: um relatório da turma num arquivo só)")
-    parser.add_argument("--timeout", type=_seconds, default=10.0,
+    parser.add_argument("--timeout", metavar="SEGUNDOS", type=_seconds, default=10.0,
                         help=f"limite de tempo de cada execução do código do aluno, em segundos (padrão: 10; "
                              f"máximo: {TIMEOUT_MAX:.0f})")
-    parser.add_argument("--memory", type=_bounded_int(MEMORY_MIN, MEMORY_MAX, " MB"), default=1024,
+    parser.add_argument("--memory", metavar="MB", type=_bounded_int(MEMORY_MIN, MEMORY_MAX, " MB"), default=1024,
                         help="memória máxima por submissão, em MB (padrão: 1024)")
-    parser.add_argument("--jobs", type=_bounded_int(1, JOBS_MAX, ""), default=os.cpu_count() or 1,
+    parser.add_argument("--jobs", metavar="N", type=_bounded_int(1, JOBS_MAX, ""), default=os.cpu_count() or 1,
                         help="submissões corrigidas ao mesmo tempo (padrão: o número de processadores)")
-    parser.add_argument("--max-ops", type=_bounded_int(MAX_OPS_MIN, MAX_OPS_MAX, ""), default=20_000,
+    parser.add_argument("--max-ops", metavar="N", type=_bounded_int(MAX_OPS_MIN, MAX_OPS_MAX, ""), default=20_000,
                         help="limite do corretor: chamadas de arquivo registradas por execução (padrão: 20000)")
-    parser.add_argument("--max-escrita", type=_bounded_int(1, MAX_WRITE_MAX_MB, " MB"), default=16,
+    parser.add_argument("--max-escrita", metavar="MB", type=_bounded_int(1, MAX_WRITE_MAX_MB, " MB"), default=16,
                         help="limite do corretor: MB gravados por execução (padrão: 16)")
-    parser.add_argument("--max-saida", type=_bounded_int(1, MAX_OUTPUT_MAX_MB, " MB"), default=1,
+    parser.add_argument("--max-saida", metavar="MB", type=_bounded_int(1, MAX_OUTPUT_MAX_MB, " MB"), default=1,
                         help="limite do corretor: MB impressos por execução (padrão: 1)")
     parser.add_argument(
         "--isolamento", choices=("auto", "estrito", "reduzido"), default="auto",
@@ -152,11 +152,9 @@ def files_first(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
         if item == "--":
             positionals.extend(items)
         elif item.split("=", 1)[0] in known:
-            options.append(item)
-            if item in takes_value:
-                value = next(items, None)
-                if value is not None:
-                    options.append(value)
+            value = next(items, None) if item in takes_value else None
+            # `--timeout=-inf`: joined, a value that looks like an option is still this option's value.
+            options.append(item if value is None else f"{item}={value}")
         elif item.startswith("-") and not os.path.lexists(item) and not _is_number(item):
             options.append(item)  # an unknown option: argparse says so
         else:

@@ -209,9 +209,13 @@ def _results(results) -> list:
 
 
 def name_of(r: dict) -> str:
-    """The file as reports show it, with the student beside it when known: `ana.py (aluno: Ana)`."""
+    """The file as reports show it, with the student beside it when the file name does not already
+    say it: `respostas-licao-2.json (aluno: Ana Júlia)`, but `entregas/ana.py`."""
     student = r.get("student")
-    return r["file"] + (f" (aluno: {clean(student, 120)})" if isinstance(student, str) and student else "")
+    if not isinstance(student, str) or not student:
+        return r["file"]
+    stem = r["file"].replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return r["file"] if student == stem else f"{r['file']} (aluno: {clean(student, 120)})"
 
 
 def result_lines(r: dict, title: str, indent: str = "", kind: str | None = None) -> list[str]:
