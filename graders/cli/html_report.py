@@ -15,7 +15,6 @@ from pathlib import Path
 import re
 
 from . import summary as class_summary
-from .copies import copies_lines  # noqa: F401 - the text twin of the section rendered here
 from .metadata import header_lines
 from .report import REVEALED, revealed
 

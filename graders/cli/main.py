@@ -34,7 +34,6 @@ EXIT_INPUT = EXIT_NOTHING_GRADED  # usage errors too
 class Settings:
     timeout: float
     caps: dict  # the grader's limits per run: {"events", "data", "output"}
-    options: dict  # the option behind each cap, for the message that names it
 
 
 class _Interrupted(Exception):
@@ -218,7 +217,6 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
     settings = Settings(
         timeout=args.timeout,
         caps={"events": args.max_ops, "data": args.max_escrita << 20, "output": args.max_saida << 20},
-        options={"events": "--max-ops", "data": "--max-escrita", "output": "--max-saida"},
     )
     show = args.progress if args.progress is not None else (len(jobs) > 5 and sys.stderr.isatty())
     progress = Progress(len(jobs), show)

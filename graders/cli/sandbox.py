@@ -245,10 +245,7 @@ class Sandbox:
                 pass
         if self.process is not None:
             if self.process.poll() is None:
-                try:
-                    os.killpg(self.process.pid, 9)
-                except OSError:
-                    self.process.kill()
+                kill_tree(self.process.pid)  # reduced mode: the student's session too
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
