@@ -461,6 +461,8 @@ def test_html_report_in_chromium(html_report, browser):
     page.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
     assert page.locator(".message code").count() > 0
     assert not any("`" in t for t in page.locator(".message").all_inner_texts())
+    assert not any("`" in t for t in page.locator(".bars li, thead th").all_inner_texts())  # titles too
+    assert page.locator(".bars li code", has_text="save_checkpoint").count() == 1
     # Filter by name, accents ignored; the details below follow the table.
     page.fill("#filtro", "andre")
     assert page.locator("#contagem").inner_text() == "1 de 4 submissões na tabela"
@@ -490,3 +492,24 @@ def test_html_report_in_chromium(html_report, browser):
     assert serious == [], serious
     assert errors == []
     context.close()
+
+
+def test_folder_collection_is_natural_case_blind_and_skips_what_is_not_a_submission(tmp_path):
+    from graders.cli.collect import collect
+
+    for name in ("aluno10.py", "aluno2.py", "Aluno1.PY", ".oculto.py", "notas.txt", "z.JSON"):
+        (tmp_path / name).write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "aluno2.cpython-311.py").write_text("", encoding="utf-8")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "config.json").write_text("{}", encoding="utf-8")
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "a.py").write_text("", encoding="utf-8")
+    (tmp_path / "laco").symlink_to(tmp_path, target_is_directory=True)  # never followed: no cycle
+    entries = collect([str(tmp_path), str(tmp_path / "aluno2.py")])
+    assert [e.shown for e in entries] == ["Aluno1.PY", "aluno2.py", "aluno10.py", "b/a.py", "z.JSON",
+                                          str(tmp_path / "aluno2.py")]
+    assert all(not e.empty for e in entries)
+    (tmp_path / "vazia").mkdir()
+    (empty,) = collect([str(tmp_path / "vazia")])
+    assert empty.empty

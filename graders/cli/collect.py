@@ -5,6 +5,7 @@ subfolders (`.py` and `.json` in any case; hidden entries and `__pycache__` skip
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 
 SUFFIXES = (".py", ".json")
@@ -19,8 +20,10 @@ class Entry:
     empty: bool = False  # a folder argument with nothing to grade in it (reported in its place)
 
 
-def _sort_key(name: str) -> tuple[str, str]:
-    return (name.casefold(), name)  # the same order on every file system and locale
+def _sort_key(name: str) -> tuple:
+    """Natural order (aluno2 before aluno10), ignoring case; the same on every file system and locale."""
+    parts = tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in re.split(r"(\d+)", name) if p)
+    return (parts, name)
 
 
 def _walk(folder: str) -> list[str]:

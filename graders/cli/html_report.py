@@ -192,6 +192,10 @@ def _revealed(result: dict | None) -> set[str]:
     return {c["id"] for c in (result or {}).get("criteria", []) if revealed(c)}
 
 
+def _stem(shown: str) -> str:
+    return shown.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+
+
 def _sort_button(key: str, label: str, tip: str = "") -> str:
     title = f' title="{_e(tip)}"' if tip else ""
     return f'<button type="button" data-key="{_e(key)}"{title}>{label}<span class="seta" aria-hidden="true">↕</span></button>'
@@ -223,7 +227,7 @@ def _bars(summary: dict, several: bool) -> str:
             share = round(100 * c["passed"] / c["judged"]) if c["judged"] else 0
             items.append(
                 f'<li data-exercise="{_e(ex)}" data-criterion="{_e(cid)}" data-passed-count="{c["passed"]}" '
-                f'data-judged="{c["judged"]}"><span title="id: {_e(cid)}">{_e(c["title"])}</span>'
+                f'data-judged="{c["judged"]}"><span title="id: {_e(cid)}">{_md(c["title"])}</span>'
                 f'<span class="bar" role="img" aria-label="{share}% passaram"><span style="width:{share}%"></span></span>'
                 f'<span>{c["passed"]} de {c["judged"]} ({share}%)</span></li>')
         heading = f"<h3>{_e(ex)}</h3>" if several else ""
@@ -271,7 +275,7 @@ def _exercise_body(result: dict | None, ex: str, key: str, timelines: dict) -> s
     failing = [c for c in result["criteria"] if not c["passed"]]
     for c in failing:
         mark = f" ({REVEALED})" if revealed(c) else ""
-        body.append(f'<p><strong title="id: {_e(c["id"])}">{_e(names.get(c["id"], c["id"]))}</strong>{_e(mark)}: '
+        body.append(f'<p><strong title="id: {_e(c["id"])}">{_md(names.get(c["id"], c["id"]))}</strong>{_e(mark)}: '
                     f'<span class="message">{_md(c["message"], key if has_timeline else None)}</span></p>')
         found = _CRASH.search(c["message"] or "")
         if found and initial is None:
@@ -321,7 +325,7 @@ def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summar
         head_top.append(f'<th scope="colgroup" class="grupo" colspan="{len(ids)}">{_e(ex)}</th>')
         for cid in ids:
             keys[(ex, cid)] = f"c{k}"
-            head_cells.append(f'<th scope="col">{_sort_button(f"c{k}", _e(names.get(cid, cid)), f"id: {cid}")}</th>')
+            head_cells.append(f'<th scope="col">{_sort_button(f"c{k}", _md(names.get(cid, cid)), f"id: {cid}")}</th>')
             k += 1
     fixed = (f'<th scope="col" data-narrow>{_sort_button("nome", "aluno / arquivo")}</th>'
              f'<th scope="col" data-narrow>{_sort_button("situacao", "situação")}</th>'
@@ -349,11 +353,12 @@ def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summar
             for cid in ids:
                 st = _state(result, cid)
                 text = f"{st} ({REVEALED})" if cid in shown_revealed else st
-                label = (f"{ex} — " if several else "") + class_summary.title(ex, cid)
+                label = (f"{ex} — " if several else "") + class_summary.title(ex, cid).replace("`", "")
                 cells.append(f'<td data-state="{st}" data-label="{_e(label)}"'
                              f'{" data-revealed" if text != st else ""}>{_e(text or "—")}</td>')
                 data.append(f'data-{keys[(ex, cid)]}="{_e(st)}"')
-        who = f"<strong>{_e(student)}</strong><small>{_e(row['shown'])}</small>" if student else _e(row["shown"])
+        named = student and student != _stem(row["shown"])  # a .py's name already says who
+        who = f"<strong>{_e(student)}</strong><small>{_e(row['shown'])}</small>" if named else _e(row["shown"])
         table_rows.append(
             f'<tr {" ".join(data)}><td class="nome"><a href="#{anchor}">{who}</a></td>'
             f'<td data-state="{"ok" if state == "aprovada" else "falhou"}" data-label="situação">{_e(STATUS_TEXT[state])}</td>'
@@ -370,7 +375,7 @@ def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summar
             if several:
                 body.append(f"<h3>{_e(ex)}</h3>")
             body.append(_exercise_body(row["results"].get(ex), ex, key, timelines))
-        title = f"{student} — {row['shown']}" if student else row["shown"]
+        title = f"{student} — {row['shown']}" if named else row["shown"]
         details.append(f'<details class="submission" id="{anchor}"><summary>{_e(title)} — {_e(STATUS_TEXT[state])}'
                        f' ({_e(points)})</summary>{"".join(body)}</details>')
     timeline_js, timeline_css = _site_timeline()
