@@ -62,6 +62,7 @@ td[data-state="falhou"], td[data-state="erro"] { color: var(--failed); font-weig
 details.submission { border: 1px solid var(--line); border-radius: .3rem; padding: .4rem .8rem; margin: .6rem 0; }
 details.submission > summary { cursor: pointer; font-weight: 700; }
 .message { white-space: pre-wrap; }
+.caminho { display: inline-block; max-width: 100%; overflow-wrap: anywhere; }
 .queda { font: inherit; color: var(--link); background: none; border: 0; padding: 0; text-decoration: underline; cursor: pointer; }
 blockquote.escrita { margin: .2rem 0 .6rem; padding: .3rem .8rem; border-left: 4px solid var(--line); white-space: pre-wrap; background: var(--soft); }
 pre { white-space: pre-wrap; overflow-wrap: anywhere; background: var(--soft); padding: .5rem; max-height: 18rem; overflow: auto; }
@@ -364,7 +365,7 @@ def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summar
             f'<td data-state="{"ok" if state == "aprovada" else "falhou"}" data-label="situação">{_e(STATUS_TEXT[state])}</td>'
             f'<td data-label="pontos">{_e(points)}</td>{"".join(cells)}</tr>'
         )
-        body = [f'<p>Arquivo: <code>{_e(row["shown"])}</code>'
+        body = [f'<p>Arquivo: <code class="caminho">{_e(row["shown"])}</code>'
                 + (f" · {_e(KIND_TEXT[row['kind']])}" if row.get("kind") in KIND_TEXT else "") + "</p>"]
         if "error" in row:
             body.append(f'<p class="message">Erro — {_md(row["error"])}</p>')
@@ -375,8 +376,8 @@ def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summar
             if several:
                 body.append(f"<h3>{_e(ex)}</h3>")
             body.append(_exercise_body(row["results"].get(ex), ex, key, timelines))
-        title = f"{student} — {row['shown']}" if named else row["shown"]
-        details.append(f'<details class="submission" id="{anchor}"><summary>{_e(title)} — {_e(STATUS_TEXT[state])}'
+        title_html = (f"{_e(student)} — " if named else "") + f'<span class="caminho">{_e(row["shown"])}</span>'
+        details.append(f'<details class="submission" id="{anchor}"><summary>{title_html} — {_e(STATUS_TEXT[state])}'
                        f' ({_e(points)})</summary>{"".join(body)}</details>')
     timeline_js, timeline_css = _site_timeline()
     title = "Relatório da turma — " + (", ".join(exercise_ids) if exercise_ids else "nenhum exercício")
