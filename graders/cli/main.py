@@ -242,11 +242,15 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
                 rows[row_index]["results"][ex] = result
                 progress.step()
         if stop.is_set():
-            for sandbox in created:
-                sandbox.kill()  # the runs in progress end now; their verdicts are dropped
             for future in pending:
                 future.cancel()
             left += [futures[f] for f in pending]
+            running = {f for f in pending if not f.cancelled()}
+            while running:
+                # Kill until every worker has let go: one may have been starting a sandbox just now.
+                for sandbox in created:
+                    sandbox.kill()  # the runs in progress end now; their verdicts are dropped
+                _done, running = wait(running, timeout=0.05)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         for sandbox in created:
