@@ -251,11 +251,14 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
                 for sandbox in created:
                     sandbox.kill()  # the runs in progress end now; their verdicts are dropped
                 _done, running = wait(running, timeout=0.05)
+            for future in pending:  # a run that finished as Ctrl+C arrived is whole: kept
+                if future.done() and not future.cancelled() and future.result() is not None:
+                    row_index, ex, _sub = jobs[futures[future]]
+                    rows[row_index]["results"][ex] = future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
         for sandbox in created:
             sandbox.close()
-    # A run that finished while Ctrl+C arrived is kept: its verdict is whole.
     return sorted(i for i in set(left) if jobs[i][1] not in rows[jobs[i][0]]["results"])
 
 
