@@ -122,7 +122,7 @@ def test_text_report_names_scores_and_summarises_the_class(turma):
     assert f"{turma / 'exportados' / 'respostas-licao-2-ana.json'} (aluno: Ana Júlia): APROVADO (6 de 6 critérios)" in text
     assert f"{turma / 'nivel-2' / 'caio.py'}: REPROVADO (2 de 4 critérios)" in text  # the file name says who
     assert "Resumo da turma:" in text
-    assert "5 arquivos: 4 aprovado(s), 1 reprovado(s), 0 com erro" in text
+    assert "5 arquivos: 4 aprovados, 1 reprovado, 0 com erro" in text
     # .py files (4 code criteria) and exports (all 6) are counted apart.
     assert "só código (.py, critérios de código): 2 de 3 passaram em todos" in text
     assert "respostas exportadas (.json, todos os critérios): 2 de 2 passaram em todos" in text
@@ -272,7 +272,7 @@ def test_grader_limits_are_named_and_never_scored(tmp_path):
     assert stopped["error"].startswith("limite do corretor: o código fez mais de 300 chamadas de arquivo")
     assert "--max-ops" in stopped["error"] and fine["passed"] is True
     text = cli("nivel-2", busy, "--max-ops", "300").stdout
-    assert "NÃO AVALIADO — limite do corretor" in text and "1 não avaliado(s) (limite do corretor)" in text
+    assert "NÃO AVALIADO — limite do corretor" in text and "1 não avaliado (limite do corretor)" in text
     # With the default limits the same file is graded, and passes.
     (graded,) = submissions(cli("nivel-2", busy, "--format", "json"))
     assert graded["passed"] is True, graded

@@ -306,7 +306,8 @@ def main(argv=None) -> int:
         sys.stdout.write(document.render(args.format, rows, exercise_ids, args.exercise, meta, summary, copies))
         sys.stdout.flush()
         if interrupted:
-            sys.stderr.write(f"\ninterrompido: {len(pending_files)} arquivo(s) ficaram sem correção.\n")
+            left = report.plural(len(pending_files), "arquivo ficou", "arquivos ficaram")
+            sys.stderr.write(f"\ninterrompido: {left} sem correção.\n")
             return EXIT_INTERRUPTED
         states = [status(row) for row in rows]
         if not any(s in ("aprovado", "reprovado") for s in states):

@@ -10,6 +10,8 @@ import hashlib
 import re
 from pathlib import Path
 
+from .report import plural
+
 ROOT = Path(__file__).resolve().parents[2]
 ISOLATION_TEXT = {
     "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
@@ -64,5 +66,6 @@ def header_lines(meta: dict) -> list[str]:
     ]
     if meta.get("interrupted"):
         left = len(meta.get("not_graded") or [])
-        lines.append(f"INTERROMPIDO (Ctrl+C): {left} arquivo(s) ficaram sem correção; este relatório traz só os já corrigidos")
+        lines.append(f"INTERROMPIDO (Ctrl+C): {plural(left, 'arquivo ficou', 'arquivos ficaram')} sem correção; "
+                     "este relatório traz só os já corrigidos")
     return lines

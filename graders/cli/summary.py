@@ -10,6 +10,7 @@ not graded (unreadable, or stopped by a grader limit: "limit": true).
 from __future__ import annotations
 
 from .. import exercises
+from .report import plural
 
 
 def titles(exercise: str) -> dict[str, str]:
@@ -95,10 +96,10 @@ def _pct(ok: int, of: int) -> str:
 def summary_lines(summary: dict) -> list[str]:
     """The summary as Portuguese lines (text report, spreadsheet)."""
     n = summary["files"]
-    head = (f"{n} {'arquivo' if n == 1 else 'arquivos'}: {summary['approved']} aprovado(s), "
-            f"{summary['failed']} reprovado(s), {summary['errors']} com erro")
+    head = (f"{plural(n, 'arquivo', 'arquivos')}: {plural(summary['approved'], 'aprovado', 'aprovados')}, "
+            f"{plural(summary['failed'], 'reprovado', 'reprovados')}, {summary['errors']} com erro")
     if summary["not_graded"]:
-        head += f", {summary['not_graded']} não avaliado(s) (limite do corretor)"
+        head += f", {plural(summary['not_graded'], 'não avaliado', 'não avaliados')} (limite do corretor)"
     lines = [head]
     py, export = summary["passed_by_kind"]["py"], summary["passed_by_kind"]["export"]
     if py["total"]:
@@ -107,7 +108,8 @@ def summary_lines(summary: dict) -> list[str]:
         lines.append(f"  respostas exportadas (.json, todos os critérios): {export['passed']} de {export['total']} "
                      "passaram em todos")
     for ex, data in summary["exercises"].items():
-        lines.append(f"  {ex}: {data['passed']} de {data['graded']} corrigido(s) passaram em tudo")
+        lines.append(f"  {ex}: {data['passed']} de {plural(data['graded'], 'corrigido', 'corrigidos')} "
+                     f"{'passou' if data['passed'] == 1 else 'passaram'} em tudo")
         for cid, c in data["criteria"].items():
             if c["judged"]:
                 lines.append(f"    {c['title']} [{cid}]: {c['passed']} de {c['judged']} ({_pct(c['passed'], c['judged'])})")
