@@ -2,13 +2,16 @@
 // The widget (and its editor bundle) is loaded only on pages that have exercises.
 import { mountExport, mountProgress } from "./progress.js";
 import { setUpServiceWorker } from "./offline.js";
+import { pythonWaitsForExercise, whenPainted } from "./loading.js";
 import "./a11y.js";
 
-// Python boots in its worker while the editor and the widgets load, unless the browser asks
-// to save data (then it starts when an exercise comes into view, or on the first click).
+// Python boots in its worker once the text is painted, while the editor and the widgets load;
+// on a slow line or with Save-Data it starts when an exercise nears the screen (widget.js).
 function startPythonEarly() {
-  if (document.querySelector("section.exercise") && !navigator.connection?.saveData) {
-    import("./runtime.js").then(({ sharedRuntime }) => sharedRuntime().start().catch(() => {}));
+  if (document.querySelector("section.exercise") && !pythonWaitsForExercise()) {
+    whenPainted()
+      .then(() => import("./runtime.js"))
+      .then(({ sharedRuntime }) => sharedRuntime().start().catch(() => {}));
   }
 }
 

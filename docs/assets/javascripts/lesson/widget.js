@@ -4,6 +4,7 @@ import { createEditor } from "../vendor/codemirror.min.js";
 import { sharedRuntime } from "./runtime.js";
 import * as storage from "./storage.js";
 import { renderTimeline } from "./timeline.js";
+import { NEAR_SCREEN } from "./loading.js";
 
 const SAVE_DELAY_MS = 400;
 // Widgets of the current page; those left behind by instant navigation are disposed.
@@ -531,13 +532,13 @@ export function mountAll(root = document) {
   if (!sections.length) return;
   const runtime = sharedRuntime();
   const start = () => runtime.start().catch(() => {});
-  // Python has usually started already (main.js); when the browser asks to save data, it starts
-  // when an exercise comes into view.
+  // Python has usually started already (main.js); on a slow line or with Save-Data, it starts
+  // when an exercise nears the screen.
   const observer = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
       start();
       observer.disconnect();
     }
-  });
+  }, { rootMargin: NEAR_SCREEN });
   sections.forEach((s) => observer.observe(s));
 }
