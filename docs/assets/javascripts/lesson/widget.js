@@ -524,10 +524,12 @@ export function flushAll() {
 }
 document.addEventListener("lesson:flush", flushAll);
 
-/** Mount every exercise of the page that is not mounted yet; start Python when one is in view. */
-export function mountAll(root = document) {
+/** Mount the exercises of the page that are not mounted yet (or only those of `only`); start Python
+ * when one nears the screen. */
+export function mountAll(root = document, only = null) {
   for (const widget of [...mounted]) if (!widget.section.isConnected) widget.dispose();
-  const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")];
+  const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")]
+    .filter((section) => !only || only.includes(section));
   for (const section of sections) new ExerciseWidget(section).mount();
   if (!sections.length) return;
   const runtime = sharedRuntime();
