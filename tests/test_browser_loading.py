@@ -122,7 +122,8 @@ def test_parar_on_a_first_visit_switches_to_the_hot_spare(browser, site_url):
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
     poll(page, SPARE_STATE, "ready")
-    assert wasm_requests(recorder) == 2  # the page's Python and the spare (from the HTTP cache)
+    loaded = wasm_requests(recorder)
+    assert loaded >= 2  # the page's Python and the spare (from the HTTP cache)
     page.evaluate(f"{RUNTIME}.then(r => {{ window.__spare = r.spare.current.process; }})")
 
     set_code(page, "nivel-2", INFINITE)
@@ -135,14 +136,14 @@ def test_parar_on_a_first_visit_switches_to_the_hot_spare(browser, site_url):
     assert verify_then_stop(page, "nivel-2") == STOPPED
     assert "while True" in editor_code(page)  # the switch loses nothing the student typed
     assert page.evaluate(f"{RUNTIME}.then(r => r.process === window.__spare && r.state === 'ready')")
-    assert wasm_requests(recorder) == 2, "Parar loaded Python again instead of using the spare"
+    assert wasm_requests(recorder) == loaded, "Parar loaded Python again instead of using the spare"
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
     assert page.evaluate(f"{RUNTIME}.then(r => r.process === window.__spare)")  # graded by the spare
     assert "Carregando Python…" not in statuses
     # Quiet again: the next spare boots, for the next Parar.
     poll(page, SPARE_STATE, "ready")
-    assert wasm_requests(recorder) == 3
+    assert wasm_requests(recorder) == loaded + 1
     assert recorder.console_errors == []
     context.close()
 
@@ -162,11 +163,12 @@ def test_the_time_limit_also_switches_to_the_spare(browser, site_url):
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
     poll(page, SPARE_STATE, "ready")
+    loaded = wasm_requests(recorder)
     page.evaluate(f"{RUNTIME}.then(r => {{ window.__spare = r.spare.current.process; }})")
     set_code(page, "nivel-2", INFINITE)
     assert "laço infinito" in verify(page, "nivel-2")
     assert page.evaluate(f"{RUNTIME}.then(r => r.process === window.__spare && r.state === 'ready')")
-    assert wasm_requests(recorder) == 2  # no Python loaded again (a new spare waits for a quiet moment)
+    assert wasm_requests(recorder) == loaded  # no Python loaded again (a new spare waits for a quiet moment)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
     assert recorder.console_errors == []
