@@ -129,7 +129,8 @@ def python_ready(page):
 
 
 def verify_button(page):
-    return page.locator("section[data-exercise='nivel-2']").get_by_role("button", name="Verificar")
+    # widget() brings the exercise near the screen, as the student scrolls to it (it mounts there).
+    return widget(page, "nivel-2").get_by_role("button", name="Verificar")
 
 
 def timed_verify(page) -> float:
