@@ -23,7 +23,7 @@ help:
 	@echo "make build  - gera a pasta site/, pronta para qualquer servidor estático"
 	@echo "              (BUILDER=zensical: com o Zensical no lugar do MkDocs, em build e serve)"
 	@echo "make test   - instala tudo (inclusive o Chromium) e roda todos os testes"
-	@echo "make bench  - mede a velocidade dos corretores (não é teste)"
+	@echo "make bench  - mede a velocidade dos corretores, do widget e da página (Lighthouse); não é teste"
 	@echo "make editor - reconstrói o pacote do CodeMirror (só para quem muda o editor)"
 	@echo "make clean  - apaga site/, .venv/ e node_modules/"
 
@@ -111,6 +111,7 @@ editor: node_modules/.package-lock.json
 bench: setup $(VENV)/.test-deps chromium sandbox-tools
 	$(PY) tests/benchmarks/bench_cli.py 200
 	$(PY) tests/benchmarks/bench_widget.py
+	$(PY) tests/benchmarks/bench_lighthouse.py
 
 clean:
 	rm -rf site $(VENV) node_modules

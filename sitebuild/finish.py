@@ -117,16 +117,30 @@ def write_bundle(root: Path, site: Path) -> None:
 SW_META = re.compile(r'<meta name="lesson-service-worker" content="[a-z]*">')
 PYTHON_WORKER = "assets/javascripts/lesson/python-worker.js"
 EARLY_PYTHON_MARK = "window.__lessonEarlyWorker"
-# Inline and first in <head>: the Python worker starts booting while the page itself still loads
-# (a script file, even async, would wait for the parser). runtime.js adopts it; see adoptEarlyWorker.
+# Inline and first in <head>: the Python worker starts right after the page's first contentful
+# paint (the text before Python's 13 MB on a slow line), without waiting for the parser or the
+# theme's scripts. With Save-Data or a 2g/3g connection it does not start by itself: the widget
+# starts it when an exercise nears the screen (runtime.js adopts this worker; see adoptEarlyWorker
+# and loading.js, which reads `__lessonPython`).
 EARLY_PYTHON = (
-    "<script>/* Python boots while the page loads (runtime.js adopts this worker). */"
-    "if (!(navigator.connection && navigator.connection.saveData) && window.Worker) try {"
+    "<script>/* Python boots once the text is painted (runtime.js adopts this worker). */"
+    "(function () { var c = navigator.connection || {}, g = window.__lessonPython = {};"
+    " g.slow = !!c.saveData || /^(slow-2g|2g|3g)$/.test(c.effectiveType || '');"
+    " g.painted = new Promise(function (r) { g.paint = r; });"
+    " g.start = function () { if (g.started || !window.Worker) return; g.started = true; try {"
     " var w = " + EARLY_PYTHON_MARK + " = new Worker(new URL(%s, document.baseURI), {type: 'module'});"
     " w.addEventListener('error', function () { w.failedEarly = true; }, {once: true});"
-    " } catch (e) {}</script>"
+    " } catch (e) {} };"
+    " function painted() { g.paint(); if (!g.slow) g.start(); }"
+    " try { new PerformanceObserver(function (l) { if (l.getEntriesByName('first-contentful-paint').length) painted(); })"
+    ".observe({type: 'paint', buffered: true}); } catch (e) {}"
+    " addEventListener('load', painted); })();</script>"
 )
 CHARSET = '<meta charset="utf-8">'
+# The theme's script closes <body> without `defer`: the browser may not paint the text before it
+# has run (Lighthouse counts ~0.8 s on a phone). Deferred, it still runs before the page's module
+# scripts (same document order), which rely on its `document$`.
+THEME_BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
 EXERCISE_SECTION = '<section class="exercise"'
 
 
@@ -145,6 +159,7 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
         html = SW_META.sub(tag, html, count=1)
     elif "</head>" in html:
         html = html.replace("</head>", tag + "\n</head>", 1)
+    html = THEME_BUNDLE.sub(r'<script defer src="\1"></script>', html, count=1)
     if EXERCISE_SECTION in html and EARLY_PYTHON_MARK not in html:
         script = EARLY_PYTHON % json.dumps(relative_url(PYTHON_WORKER, page_rel))
         if CHARSET in html:
@@ -272,6 +287,8 @@ def check(root: Path, site: Path, service_worker: bool) -> None:
         html = page.read_text(encoding="utf-8")
         if f'<meta name="lesson-service-worker" content="{state}">' not in html:
             problems.append(f"{rel} sem a marca do service worker")
+        if THEME_BUNDLE.search(html):
+            problems.append(f"{rel} carrega o script do tema sem defer")
         if EXERCISE_SECTION in html and EARLY_PYTHON_MARK not in html:
             problems.append(f"{rel} tem exercícios, mas não inicia o Python no <head>")
         match = FOREIGN_LOAD.search(html)

@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT
 from graders import exercises
 from test_browser_site import Recorder
-from test_browser_widget import VERDICT_TIMEOUT_MS, set_code, verify, widget
+from test_browser_widget import VERDICT_TIMEOUT_MS, mount_all, set_code, verify, widget
 
 pytestmark = pytest.mark.browser
 
@@ -80,6 +80,7 @@ def test_lesson_with_a_failed_check_has_no_serious_wcag_violations(palette_sessi
     page.goto(site_url + "licao-2/")
     page.wait_for_load_state("networkidle")
     expect_scheme(page, palette)
+    mount_all(page)  # every widget, not only the one checked below
     # A failed verification on screen: criteria marked "falhou", their messages, the crash timeline.
     set_code(page, "nivel-2", STARTER)
     assert verify(page, "nivel-2") != "Todas as verificações passaram."

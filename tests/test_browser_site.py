@@ -125,6 +125,7 @@ def test_site_works_under_a_sub_path(session, subpath_site_url):
     page.wait_for_load_state("networkidle")
     assert "Checkpoints" in page.locator("h1").inner_text()
     # Python, the worker and the graders are found relative to the page, not the domain root.
+    page.locator("section.exercise[data-exercise='quiz-sobrescrita']").scroll_into_view_if_needed()
     quiz = page.locator("section.exercise[data-exercise='quiz-sobrescrita'][data-mounted]")
     quiz.locator("input[value='meio-documento']").check()
     quiz.get_by_role("button", name="Verificar").click()

@@ -28,7 +28,7 @@ def lesson(browser, site_url):
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
-    page.locator("section.exercise[data-mounted]").nth(2).wait_for()  # all three widgets are up
+    mount_all(page)  # all three widgets are up
     yield page, recorder
     assert recorder.foreign(site_url) == [], "a request left the page's origin"
     assert recorder.console_errors == [], recorder.console_errors
@@ -36,8 +36,18 @@ def lesson(browser, site_url):
 
 
 def widget(page, exercise_id):
-    """The exercise once its widget has mounted (the widget code loads after the page)."""
+    """The exercise once its widget has mounted: brought near the screen first, as a student scrolls
+    to it (each widget mounts when its exercise nears the screen; see main.js)."""
+    page.locator(f"section.exercise[data-exercise='{exercise_id}']").scroll_into_view_if_needed()
     return page.locator(f"section.exercise[data-exercise='{exercise_id}'][data-mounted]")
+
+
+def mount_all(page):
+    """Scroll past every exercise of the page, so that all of their widgets mount; wait for them."""
+    sections = page.locator("section.exercise")
+    for n in range(sections.count()):
+        sections.nth(n).scroll_into_view_if_needed()
+        page.locator("section.exercise").nth(n).and_(page.locator("[data-mounted]")).wait_for()
 
 
 def set_code(page, exercise_id, code):
@@ -553,7 +563,7 @@ def test_options_are_shuffled_per_student_and_the_order_survives_a_reload(browse
     context = browser.new_context()
     page = context.new_page()
     page.goto(site_url + "licao-2/")
-    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    mount_all(page)
     shown = """() => Object.fromEntries([...document.querySelectorAll('fieldset.exercise-question')]
         .map(f => [f.dataset.question, [...f.querySelectorAll('input')].map(i => i.value)]))"""
     before = page.evaluate(shown)
@@ -564,7 +574,7 @@ def test_options_are_shuffled_per_student_and_the_order_survives_a_reload(browse
     choose(page, "quiz-sobrescrita", {"resposta": "meio-documento"})
     page.wait_for_function("() => localStorage.getItem('licao-2/exercicio/quiz-sobrescrita') !== null")
     page.reload()
-    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    mount_all(page)
     after = page.evaluate(shown)
     assert after["resposta"] == before["resposta"]
     assert widget(page, "quiz-sobrescrita").locator("input[value='meio-documento']").is_checked()
@@ -582,7 +592,7 @@ def test_written_answers_are_kept_exported_shown_beside_a_model_and_read_by_the_
     context = browser.new_context(accept_downloads=True)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
-    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    mount_all(page)
     nivel1 = widget(page, "nivel-1")
     box = nivel1.locator(".exercise-writing[data-writing='por-que-turns']")
     assert box.is_hidden()  # tied to its field: it appears when the field is marked as missing
@@ -594,7 +604,7 @@ def test_written_answers_are_kept_exported_shown_beside_a_model_and_read_by_the_
     nivel2.get_by_label("A primeira falha, em suas palavras").fill(words)
     page.wait_for_function("() => (localStorage.getItem('licao-2/exercicio/nivel-2') || '').includes('recuar')")
     page.reload()
-    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    mount_all(page)
     nivel2 = widget(page, "nivel-2")
     assert nivel2.get_by_label("A primeira falha, em suas palavras").input_value() == words
     assert widget(page, "nivel-1").locator(".exercise-writing[data-writing='por-que-turns'] textarea").input_value().startswith("Sem turns")
@@ -794,7 +804,7 @@ def test_failing_reveals_no_answer_and_mostrar_a_resposta_does_and_is_exported(b
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
-    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    mount_all(page)
     section = widget(page, exercise_id)
     # A blank Verificar: nothing revealed, and nothing to reveal yet (no real attempt).
     verify(page, exercise_id)
@@ -809,7 +819,7 @@ def test_failing_reveals_no_answer_and_mostrar_a_resposta_does_and_is_exported(b
     # Reload: the attempt is remembered, the neutral titles too.
     page.wait_for_timeout(600)
     page.reload()
-    page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+    mount_all(page)
     section = widget(page, exercise_id)
     assert section.get_by_role("button", name="Mostrar a resposta").count() == len(asked)
     _check_nothing_revealed(page, exercise_id)

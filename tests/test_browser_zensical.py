@@ -13,7 +13,7 @@ from conftest import _serve
 from test_browser_a11y import assert_no_serious_violations
 from test_browser_offline import Host, first_visit
 from test_browser_site import Recorder
-from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, states, verify
+from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, mount_all, set_code, states, verify
 
 pytestmark = pytest.mark.browser
 
@@ -72,7 +72,7 @@ def test_zensical_build_navigates_without_reloading_and_mounts_the_exercises(bro
         page.evaluate("window.__samePage = true")
         page.get_by_role("link", name="Começar a Lição 2").click()
         page.wait_for_url(url + "licao-2/")
-        page.locator("section.exercise[data-mounted]").nth(2).wait_for()
+        mount_all(page)
         assert page.evaluate("window.__samePage === true"), "the click reloaded the page"
         assert recorder.foreign(url) == [] and recorder.console_errors == []
     finally:

@@ -7,8 +7,14 @@ function nameAnnotations(root) {
   }
 }
 
+// The search box's dialog has no name of its own (axe: aria-dialog-name).
+function nameSearch(root) {
+  root.querySelector('.md-search[role="dialog"]:not([aria-label])')?.setAttribute("aria-label", "Busca no site");
+}
+
 // The theme mounts annotations while the page is set up; name them once that is done.
 function onPage() {
+  nameSearch(document);
   nameAnnotations(document);
   requestAnimationFrame(() => nameAnnotations(document));
 }

@@ -2,22 +2,39 @@
 // The widget (and its editor bundle) is loaded only on pages that have exercises.
 import { mountExport, mountProgress } from "./progress.js";
 import { setUpServiceWorker } from "./offline.js";
+import { NEAR_SCREEN, pythonWaitsForExercise, whenPainted } from "./loading.js";
 import "./a11y.js";
 
-// Python boots in its worker while the editor and the widgets load, unless the browser asks
-// to save data (then it starts when an exercise comes into view, or on the first click).
+// Python boots in its worker once the text is painted, while the editor and the widgets load;
+// on a slow line or with Save-Data it starts when an exercise nears the screen (widget.js).
 function startPythonEarly() {
-  if (document.querySelector("section.exercise") && !navigator.connection?.saveData) {
-    import("./runtime.js").then(({ sharedRuntime }) => sharedRuntime().start().catch(() => {}));
+  if (document.querySelector("section.exercise") && !pythonWaitsForExercise()) {
+    whenPainted()
+      .then(() => import("./runtime.js"))
+      .then(({ sharedRuntime }) => sharedRuntime().start().catch(() => {}));
   }
+}
+
+// Each exercise (its editor above all: CodeMirror is most of the page's script) is mounted when it
+// nears the screen, so a phone paints and scrolls the text without that work (see README).
+let nearScreen = null;
+function mountExercisesNearScreen() {
+  nearScreen?.disconnect(); // the previous page's, after instant navigation
+  const sections = document.querySelectorAll("section.exercise:not([data-mounted])");
+  if (!sections.length) return;
+  nearScreen = new IntersectionObserver(async (entries, observer) => {
+    const near = entries.filter((e) => e.isIntersecting).map((e) => e.target);
+    if (!near.length) return;
+    near.forEach((section) => observer.unobserve(section));
+    const { mountAll } = await import("./widget.js");
+    mountAll(document, near);
+  }, { rootMargin: NEAR_SCREEN });
+  sections.forEach((section) => nearScreen.observe(section));
 }
 
 async function mountPage() {
   startPythonEarly();
-  if (document.querySelector("section.exercise")) {
-    const { mountAll } = await import("./widget.js");
-    mountAll(document);
-  }
+  mountExercisesNearScreen();
   if (document.querySelector(".torn-demo")) {
     const { mountDemos } = await import("./demo.js");
     mountDemos(document);

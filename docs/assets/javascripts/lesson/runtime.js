@@ -1,34 +1,29 @@
 // Page side of the Python worker: lazy start, one call at a time, a time limit per call,
-// and "Parar" (interrupt when the page is cross-origin isolated, else a fresh worker).
+// and "Parar" (interrupt when the page is cross-origin isolated, else switch to the hot spare
+// worker of spare.js, or to a fresh one).
 import { keepPythonOffline } from "./offline.js";
+import { PythonProcess, RuntimeError } from "./python-process.js";
+import { SparePython } from "./spare.js";
 
-const WORKER_URL = new URL("./python-worker.js", import.meta.url);
-const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
+export { RuntimeError };
 export const DEFAULT_TIME_LIMIT_MS = 10000;
 // How long an interrupted Python may take to stop before its worker is replaced.
 const INTERRUPT_GRACE_MS = 1000;
 // How often an interrupt Python took but did not act on is asked again (see interruptRunning).
 const INTERRUPT_AGAIN_MS = 200;
 
-export class RuntimeError extends Error {
-  constructor(kind, message) {
-    super(message);
-    this.kind = kind; // "timeout" | "stopped" | "failed"
-  }
-}
-
 export class PythonRuntime {
   constructor({ timeLimitMs = DEFAULT_TIME_LIMIT_MS } = {}) {
     this.timeLimitMs = timeLimitMs;
     this.listeners = new Set();
     this.state = "idle"; // idle | loading | ready | busy | failed
-    this.worker = null;
+    this.process = null; // the PythonProcess running the calls
     this.ready = null;
-    this.pending = new Map();
     this.queue = Promise.resolve();
     this.waiting = new Set(); // calls queued but not running yet
     this.running = null; // the call Python is running now (a promise that settles when it ends)
     this.interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.spare = new SparePython(() => this.state === "ready");
   }
 
   onState(listener) {
@@ -57,45 +52,27 @@ export class PythonRuntime {
       .catch((error) => {
         this.setState("failed", error.message);
         this.ready = null;
-        this.worker?.terminate();
-        this.worker = null;
+        this.process?.terminate();
+        this.process = null;
         throw error;
       });
     return this.ready;
   }
 
   boot(worker) {
-    this.worker?.terminate();
-    this.worker = worker ?? new Worker(WORKER_URL, { type: "module" });
-    this.worker.onmessage = ({ data }) => this.settle(data);
-    this.worker.onerror = (event) => {
-      event.preventDefault();
-      const error = new RuntimeError("failed", event.message || "o Python parou de responder");
-      if (this.state === "loading") this.failAll(error); // start() reports it; no restart loop
+    this.process?.terminate();
+    this.process = new PythonProcess(worker);
+    this.watch(this.process);
+    return this.process.init(this.interrupt?.buffer);
+  }
+
+  /** A worker that dies while loading fails start() (no restart loop); later, it is replaced. */
+  watch(process) {
+    process.onfailure = (error) => {
+      if (process !== this.process) return;
+      if (this.state === "loading") process.failAll(error);
       else this.restart(error);
     };
-    return this.post({ type: "init", bundleUrl: BUNDLE_URL.href, interruptBuffer: this.interrupt?.buffer });
-  }
-
-  post(message) {
-    const id = randomId();
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, ...message });
-    });
-  }
-
-  settle({ id, ok, result, error, interrupted }) {
-    const waiter = this.pending.get(id);
-    if (!waiter) return;
-    this.pending.delete(id);
-    if (ok) waiter.resolve(result);
-    else waiter.reject(new RuntimeError(interrupted ? "stopped" : "failed", error));
-  }
-
-  failAll(error) {
-    for (const { reject } of this.pending.values()) reject(error);
-    this.pending.clear();
   }
 
   /** Run one request (see graders/web.py) under the time limit; resolves to the parsed reply. */
@@ -114,7 +91,7 @@ export class PythonRuntime {
       let timer;
       let timedOut = false;
       const overtime = new RuntimeError("timeout", "tempo esgotado");
-      const call = this.post({ type: "call", request: JSON.stringify(request) });
+      const call = this.process.post({ type: "call", request: JSON.stringify(request) });
       this.running = call.catch(() => {});
       // Once over time, whatever the call says, the caller hears "tempo esgotado".
       const guarded = call.catch((error) => {
@@ -137,12 +114,13 @@ export class PythonRuntime {
         return JSON.parse(reply);
       } catch (error) {
         // A Python that failed on its own (not stopped, not timed out) may be broken: start afresh.
-        if (error.kind === "failed" && this.worker) this.restart(error);
+        if (error.kind === "failed" && this.process) this.restart(error);
         throw error;
       } finally {
         clearTimeout(timer);
         this.running = null;
         if (this.state === "busy") this.setState("ready");
+        this.spare.whenQuiet(); // after the first verdict, where the page may keep one
       }
     };
     const result = this.queue.then(run, run);
@@ -177,29 +155,49 @@ export class PythonRuntime {
   }
 
   restart(reason = new RuntimeError("timeout", "tempo esgotado")) {
-    this.worker?.terminate();
-    this.worker = null;
+    this.process?.terminate(reason);
+    this.process = null;
     this.ready = null;
-    this.failAll(reason);
+    const spare = this.spare.take();
+    if (spare) {
+      this.adopt(spare);
+      return;
+    }
     this.setState("idle");
     this.start().catch(() => {});
   }
+
+  /** Run on the spare from now on: ready at once when it has booted, else when it does. */
+  adopt(spare) {
+    this.process = spare.process;
+    this.watch(spare.process);
+    this.setState(spare.booted ? "ready" : "loading");
+    this.ready = spare.ready.then(
+      () => {
+        if (this.state === "loading") this.setState("ready");
+        this.spare.whenQuiet();
+      },
+      () => {
+        // The spare failed while booting: a fresh worker, as without one.
+        if (this.process === spare.process) this.process = null;
+        this.ready = null;
+        return this.start();
+      },
+    );
+    this.ready.catch(() => {});
+  }
 }
 
-/** The worker started by the inline script at the top of <head> (overrides/hooks/exercises.py), once, if it loaded. */
+/** The worker started by the inline script at the top of <head> (sitebuild/finish.py), once, if it
+ * loaded. A call before the page painted (or on a slow line) has it started now, the same way. */
 function adoptEarlyWorker() {
+  globalThis.__lessonPython?.start?.();
   const worker = globalThis.__lessonEarlyWorker;
   if (!worker) return null;
   globalThis.__lessonEarlyWorker = null;
   if (!worker.failedEarly) return worker;
   worker.terminate();
   return null;
-}
-
-/** Message ids nobody can guess (works outside secure contexts too, unlike randomUUID). */
-function randomId() {
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 let shared = null;

@@ -4,6 +4,7 @@ import { createEditor } from "../vendor/codemirror.min.js";
 import { sharedRuntime } from "./runtime.js";
 import * as storage from "./storage.js";
 import { renderTimeline } from "./timeline.js";
+import { NEAR_SCREEN } from "./loading.js";
 
 const SAVE_DELAY_MS = 400;
 // Widgets of the current page; those left behind by instant navigation are disposed.
@@ -523,21 +524,23 @@ export function flushAll() {
 }
 document.addEventListener("lesson:flush", flushAll);
 
-/** Mount every exercise of the page that is not mounted yet; start Python when one is in view. */
-export function mountAll(root = document) {
+/** Mount the exercises of the page that are not mounted yet (or only those of `only`); start Python
+ * when one nears the screen. */
+export function mountAll(root = document, only = null) {
   for (const widget of [...mounted]) if (!widget.section.isConnected) widget.dispose();
-  const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")];
+  const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")]
+    .filter((section) => !only || only.includes(section));
   for (const section of sections) new ExerciseWidget(section).mount();
   if (!sections.length) return;
   const runtime = sharedRuntime();
   const start = () => runtime.start().catch(() => {});
-  // Python has usually started already (main.js); when the browser asks to save data, it starts
-  // when an exercise comes into view.
+  // Python has usually started already (main.js); on a slow line or with Save-Data, it starts
+  // when an exercise nears the screen.
   const observer = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
       start();
       observer.disconnect();
     }
-  });
+  }, { rootMargin: NEAR_SCREEN });
   sections.forEach((s) => observer.observe(s));
 }
