@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT
 from test_browser_a11y import assert_no_serious_violations
 from test_browser_site import Recorder
-from test_browser_widget import SOLUTION, STARTER, VERDICT_TIMEOUT_MS, choose, set_code, verify, widget
+from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, STARTER, VERDICT_TIMEOUT_MS, choose, set_code, verify, widget
 
 pytestmark = pytest.mark.browser
 
@@ -287,6 +287,7 @@ def test_after_the_time_limit_the_previous_timeline_is_not_shown_as_current(less
     page = lesson
     show(page, DESKTOP, "light")
     section = widget(page, "nivel-2")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
     assert section.locator(".exercise-timeline").is_visible()
