@@ -47,7 +47,7 @@ TEXT_RECTS = """(root) => {
   const out = [];
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (!n.textContent.trim() || !n.parentElement.checkVisibility()) continue;
+    if (!n.textContent.trim() || !n.parentElement.checkVisibility() || n.parentElement.closest(".md-top")) continue;
     const r = document.createRange();
     r.selectNodeContents(n);
     for (const b of r.getClientRects()) if (b.width && b.height) out.push([n.textContent.trim(), b.left, b.top, b.right, b.bottom]);
