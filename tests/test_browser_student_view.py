@@ -99,6 +99,9 @@ def test_demo_table_fits_the_screen_with_its_headers_apart(demo, name, viewport,
     assert caption["x"] >= 0 and caption["x"] + caption["width"] <= width
     # Each header's words stand apart from the next header's: no "Processo mortoFalta de energia".
     heads = table.locator("thead th").all()
+    for cell in heads + table.locator("tbody th, tbody td").all():
+        pads = cell.evaluate("c => [parseFloat(getComputedStyle(c).paddingLeft), parseFloat(getComputedStyle(c).paddingRight)]")
+        assert min(pads) >= 4, f"cells without padding let neighbouring words touch: {cell.inner_text()!r} {pads}"
     extents = [max((r for r in h.evaluate(TEXT_RECTS)), key=lambda r: r[3]) for h in heads]
     lefts = [min(r[1] for r in h.evaluate(TEXT_RECTS)) for h in heads]
     for i in range(len(heads) - 1):
