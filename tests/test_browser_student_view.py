@@ -234,7 +234,10 @@ def test_disk_view_shows_found_and_expected_alike_side_by_side(torn_verdict, nam
         pytest.fail("no torn file after a complete checkpoint in this run")
     # The same form: both are the checkpoint as indented JSON (the torn one laid out like the other).
     assert found_text.startswith("{\n  \"") and expected_text.startswith("{\n  "), (found_text[:80], expected_text[:80])
-    assert "o arquivo acaba aqui" in found_text
+    # A line too long for the pane continues under its own first character, as in the editor.
+    hang = found.locator(".crash-timeline__line", has_text="Classificar").first
+    first, rows = hang.evaluate(WRAP_ROWS)
+    assert rows and all(abs(left - first) <= 2 for left in rows), (first, rows)
     assert found.evaluate(BROKEN_WORDS) == [] and expected.evaluate(BROKEN_WORDS) == [], "a word is broken mid-way"
     width = page.evaluate("document.documentElement.clientWidth")
     assert page.evaluate("document.documentElement.scrollWidth") <= width

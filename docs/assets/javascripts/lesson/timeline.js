@@ -83,21 +83,34 @@ export function indentJson(text) {
 
 /** A file written on one line (json.dump without indent) is laid out like the indented JSON beside it. */
 function laidOut(text) {
-  return text.includes("\n") ? text : indentJson(text);
+  return text.includes("\n") ? text : indentJson(text).trimEnd();
+}
+
+/**
+ * A file's text into `pre`, a block per line: a line too long for the pane continues under its own
+ * first character (as in the editor), so the JSON's nesting still reads in a narrow pane.
+ */
+function fillLines(pre, text) {
+  pre.replaceChildren(...text.split("\n").map((line) => {
+    const span = node("span", { class: "crash-timeline__line" }, line);
+    const indent = line.length - line.trimStart().length;
+    if (indent) span.style.setProperty("--hang", `${indent}ch`);
+    return span;
+  }));
 }
 
 function diskText(disk, path) {
   if (!disk.exists) return `(não havia nenhum ${path} em disco)`;
   if (disk.json != null) return disk.json + (disk.cut ? "\n… [cortado]" : "");
   if (!disk.bytes) return "(arquivo vazio: 0 bytes)";
-  return laidOut(disk.text) + (disk.cut ? "… [cortado]" : " ⟵ o arquivo acaba aqui");
+  return laidOut(disk.text) + (disk.cut ? "… [cortado]" : "");
 }
 
 function diskNote(disk) {
   if (!disk.exists) return "Arquivo ausente.";
   if (disk.json != null) return `JSON completo (${bytes(disk.bytes)}), abre na retomada:`;
   const relaid = disk.text.includes("\n") ? "" : " (em linhas, para comparar; o conteúdo é o mesmo)";
-  return `Não é um JSON completo (${bytes(disk.bytes)}): json.loads falharia. O que ficou${relaid}:`;
+  return `Não é um JSON completo (${bytes(disk.bytes)}): json.loads falharia. O que ficou, até onde o arquivo acaba${relaid}:`;
 }
 
 function expectedText(point, path) {
@@ -148,12 +161,12 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
       node("span", { class: "crash-timeline__badge", "data-outcome": point.outcome }, outcome));
     message.replaceChildren(rich(point.message || "Nada de errado neste ponto: a retomada encontraria o que o protocolo espera."));
     foundNote.textContent = diskNote(disk);
-    found.textContent = diskText(disk, timeline.path);
+    fillLines(found, diskText(disk, timeline.path));
     found.dataset.torn = String(disk.exists && disk.json == null);
     expected.replaceChildren(rich(point.expected));
     // Older data (a report made before `expected_json`) has the prose only.
     expectedDisk.hidden = !("expected_json" in point);
-    expectedDisk.textContent = expectedText(point, timeline.path);
+    fillLines(expectedDisk, expectedText(point, timeline.path));
     const power = point.power;
     powerBox.hidden = !power;
     if (power) {
@@ -164,7 +177,7 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
         rich(power.message || "A falta de energia deixaria o mesmo que o processo morto: nada a temer aqui."));
       powerNote.textContent = power.outcome === "falhou" ? diskNote(powerDisk) : "";
       powerFound.hidden = power.outcome !== "falhou";
-      powerFound.textContent = power.outcome === "falhou" ? diskText(powerDisk, timeline.path) : "";
+      fillLines(powerFound, power.outcome === "falhou" ? diskText(powerDisk, timeline.path) : "");
     }
     live.textContent = `${pointName(point, total)}: ${outcome}. ${point.where}.`;
   }
