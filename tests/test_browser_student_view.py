@@ -363,6 +363,12 @@ def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, pal
         field.fill("x" * 130)
         _, doc = export(page)
         assert len(doc["student"]) <= 120
+        # At most 120 characters as Python counts them: an emoji at the limit is kept whole, never halved.
+        page.evaluate("localStorage.setItem('licao-2/aluno', ' ' + 'x'.repeat(118) + '😀😀😀')")
+        page.reload()
+        _, doc = export(page)
+        assert len(doc["student"]) == 120 and doc["student"].endswith("x😀😀")
+        page.get_by_label("Seu nome ou número de matrícula").fill("x" * 130)
         # The lesson page's export area shows the same name.
         page.goto(site_url + "licao-2/")
         assert page.locator(".lesson-export__name").first.input_value().startswith("x")

@@ -21,9 +21,10 @@ export function mountProgress(root = document) {
   }
 }
 
-/** The student's name as exported: trimmed, at most STUDENT_MAX characters ("" for none). */
+/** The student's name as exported: trimmed, at most STUDENT_MAX characters ("" for none). Characters
+ * are code points, as Python counts them on the CLI's side (an emoji is one, never half of one). */
 export function studentName(raw = storage.loadStudent()) {
-  return String(raw ?? "").trim().slice(0, storage.STUDENT_MAX).trim();
+  return [...String(raw ?? "").trim()].slice(0, storage.STUDENT_MAX).join("").trim();
 }
 
 /** "Ana Júlia da Silva" -> "ana-julia-da-silva": lower case, accents dropped, the rest joined by "-". */

@@ -88,7 +88,7 @@ export function saveStudent(name) {
   const store = storage();
   if (!store) return false;
   try {
-    if (String(name).trim()) store.setItem(STUDENT_KEY, String(name).slice(0, STUDENT_MAX));
+    if (String(name).trim()) store.setItem(STUDENT_KEY, String(name));
     else store.removeItem(STUDENT_KEY);
     return true;
   } catch {

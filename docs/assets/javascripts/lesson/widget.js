@@ -450,6 +450,7 @@ export class ExerciseWidget {
       this.status.textContent = "";
     } finally {
       this.setBusy(false);
+      this.checkStale(); // typed while the check ran: the new verdict is already behind
       this.returnFocus(origin, this.buttons.verify);
     }
   }
