@@ -34,10 +34,25 @@ class Submission:
     texts: dict | None = None
     # Criteria whose answer the student chose to see ("Mostrar a resposta"); reported, never hidden.
     revealed: list | None = None
+    # Who sent it: the export's optional top-level "student" (trimmed), or a .py file's name (stem).
+    student: str | None = None
 
 
-def from_python(text: str) -> Submission:
-    return Submission(code=text, answers=None)
+def from_python(text: str, student: str | None = None) -> Submission:
+    return Submission(code=text, answers=None, student=student)
+
+
+MAX_STUDENT = 120
+
+
+def _student(raw) -> str | None:
+    """The export's optional "student": text (trimmed, at most MAX_STUDENT characters) or absent/null."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise SubmissionError(f"o campo student (nome do aluno) deveria ser texto (veio {_describe(raw)})")
+    name = " ".join(raw.split())
+    return name[:MAX_STUDENT] or None
 
 
 # --- the exported answers file --------------------------------------------------------------
@@ -162,6 +177,7 @@ def _texts(exercise_id: str, raw) -> dict | None:
             raise SubmissionError(
                 f"a resposta escrita {_describe(key)} de {_describe(exercise_id)} deveria ser texto (veio {_describe(value)})"
             )
+        value = value.replace("\r\n", "\n").replace("\r", "\n")  # line breaks as a text box gives them
         texts[key] = value if len(value) <= MAX_TEXT else value[:MAX_TEXT] + "… [cortado]"
     return texts
 
@@ -188,6 +204,14 @@ def from_export(text: str, exercise_id: str) -> Submission:
     list of text or null (read in version 2 only). Other keys are ignored. An exercise absent
     from the file gives Submission(code=None, answers={}).
     """
+    student, found = export_entries(text)
+    return found.get(exercise_id) or Submission(code=None, answers={}, student=student)
+
+
+def export_entries(text: str) -> tuple[str | None, dict[str, Submission]]:
+    """(the student's name or None, {exercise id: Submission}) for every entry of an export,
+    checked as `from_export` describes; `student`, when present, must be text (trimmed, cut at
+    120 characters)."""
     data = _parse_json(text)
     if not isinstance(data, dict) or data.get("format") != EXPORT_FORMAT:
         raise SubmissionError(
@@ -206,8 +230,11 @@ def from_export(text: str, exercise_id: str) -> Submission:
         what = "não tem o campo exercises" if "exercises" not in data else (
             f"tem um campo exercises que deveria ser um objeto (veio {_describe(entries)})")
         raise SubmissionError(f"o arquivo de respostas {what}")
+    student = _student(data.get("student"))
     found = {key: _entry(key, entry, version) for key, entry in entries.items()}
-    return found.get(exercise_id) or Submission(code=None, answers={})
+    for submission in found.values():
+        submission.student = student
+    return student, found
 
 
 # --- reading a file -------------------------------------------------------------------------
@@ -313,10 +340,20 @@ def read(path: str, exercise_id: str) -> Submission:
     an unreadable file, bytes that are not UTF-8 (a UTF-8 BOM is accepted and dropped), and
     whatever from_export refuses. A symlink to a regular file is followed.
     """
+    text, is_export = read_text(path)
+    if is_export:
+        return from_export(text, exercise_id)
+    return from_python(text)  # the CLI names a .py's sender by its file name (`stem`)
+
+
+def stem(path) -> str:
+    """A .py file's name without folder and extension: who sent it, when nothing else says."""
+    return os.path.splitext(os.path.basename(os.fsdecode(os.fspath(path))))[0]
+
+
+def read_text(path) -> tuple[str, bool]:
+    """(the file's text, whether it is an export): the checks of `read`, without parsing."""
     name = os.fsdecode(os.fspath(path)).lower()
     if not name.endswith((".py", ".json")):
         raise SubmissionError("use um arquivo .py (código) ou .json (respostas exportadas pelo site)")
-    text = _decode(_read_bytes(path))
-    if name.endswith(".json"):
-        return from_export(text, exercise_id)
-    return from_python(text)
+    return _decode(_read_bytes(path)), name.endswith(".json")

@@ -620,7 +620,7 @@ def test_written_answers_are_kept_exported_shown_beside_a_model_and_read_by_the_
         assert run.returncode in (0, 1), run.stderr
         return run.stdout
 
-    (result,) = json.loads(cli("json"))
+    (result,) = json.loads(cli("json"))["submissions"]
     assert next(w for w in result["writings"] if w["id"] == "primeira-falha")["text"] == words
     rows = list(csv.DictReader(io.StringIO(cli("csv"))))
     assert rows[0]["texto:primeira-falha"] == words.replace("\n", "\\n")

@@ -25,10 +25,15 @@ def cli(*args, timeout=120):
     )
 
 
+def submissions(run) -> list[dict]:
+    """The per-file results of a `--format json` report (its "submissions" list)."""
+    return json.loads(run.stdout)["submissions"]
+
+
 def test_all_passing_exits_0_and_json_follows_the_contract():
     run = cli("nivel-2", SOLUTION, CORPUS / "nivel-2" / "ok_mkstemp_dir.py", "--format", "json")
     assert run.returncode == 0, run.stderr
-    results = json.loads(run.stdout)
+    results = submissions(run)
     assert [r["file"] for r in results] == [str(SOLUTION), str(CORPUS / "nivel-2" / "ok_mkstemp_dir.py")]
     for r in results:
         assert r["exercise"] == "nivel-2" and r["passed"] is True
@@ -39,7 +44,7 @@ def test_all_passing_exits_0_and_json_follows_the_contract():
 def test_a_failed_criterion_exits_1_with_the_message():
     run = cli("nivel-2", STARTER, SOLUTION, "--format", "json")
     assert run.returncode == 1
-    starter, solution = json.loads(run.stdout)
+    starter, solution = submissions(run)
     assert [c["id"] for c in starter["criteria"] if not c["passed"]] == ["escrita-atomica", "ponto-a"]
     assert starter["criteria"][0]["message"].startswith("Queda ")
     assert solution["passed"]
@@ -60,11 +65,11 @@ def test_text_and_csv_formats():
 def test_exported_answers_are_graded_with_every_criterion():
     run = cli("nivel-2", CORPUS / "respostas" / "tudo_certo.json", "--format", "json")
     assert run.returncode == 0, run.stdout
-    (result,) = json.loads(run.stdout)
+    (result,) = submissions(run)
     assert len(result["criteria"]) == 6
     quiz = cli("quiz-sobrescrita", CORPUS / "respostas" / "alguns_erros.json", "--format", "json")
     assert quiz.returncode == 1
-    assert "no instante em que abre o arquivo" in json.loads(quiz.stdout)[0]["criteria"][0]["message"]
+    assert "no instante em que abre o arquivo" in submissions(quiz)[0]["criteria"][0]["message"]
 
 
 @pytest.mark.parametrize(
@@ -88,8 +93,8 @@ def test_unknown_export_version_is_refused(tmp_path):
     bad = tmp_path / "respostas.json"
     bad.write_text(json.dumps({"format": "checkpoints-licao-2/respostas", "version": 99, "exercises": {}}))
     run = cli("nivel-1", bad, SOLUTION.parent.parent / "nivel-1" / "solution.py", "--format", "json")
-    assert run.returncode == 2
-    first, second = json.loads(run.stdout)
+    assert run.returncode == 3  # one file unreadable, the other graded (2 is for "nothing graded")
+    first, second = submissions(run)
     assert "versão 99" in first["error"]
     assert second["passed"] is True  # the good file beside it is still graded
 
@@ -164,8 +169,11 @@ def test_hostile_submissions_cannot_touch_files_or_neighbours(tmp_path):
         "raise KeyboardInterrupt", "signal.raise_signal(signal.SIGKILL)"))
     run = cli("nivel-2", vandal, looper, SOLUTION, killer, suicide, flood, liar, forger, assassin,
               "--timeout", "8", "--format", "json")
-    results = {r["file"]: r for r in json.loads(run.stdout)}
-    assert run.returncode == 1
+    results = {r["file"]: r for r in submissions(run)}
+    # The flood hit a grader limit: not graded (exit 3), said as the grader's, never scored.
+    assert run.returncode == 3
+    assert results[str(flood)]["limit"] is True and "--max-saida" in results[str(flood)]["error"]
+    assert results[str(flood)]["score"] is None
     assert results[str(SOLUTION)]["passed"] is True
     for hostile in (vandal, looper, killer, suicide, flood, liar, forger, assassin):
         assert results[str(hostile)]["passed"] is False, hostile.name
@@ -200,8 +208,8 @@ def test_odd_inputs_never_break_the_batch(tmp_path):
         [sys.executable, "-m", "graders", "nivel-2", *names, "--format", "json"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    assert run.returncode == 2, run.stderr
-    results = {r["file"]: r for r in json.loads(run.stdout)}
+    assert run.returncode == 3, run.stderr  # some unreadable, some graded
+    results = {r["file"]: r for r in submissions(run)}
     assert list(results) == names
     assert results["-aluno.py"]["passed"] and results["bom.py"]["passed"]
     for name in names[2:]:

@@ -24,6 +24,8 @@ CORPUS = ROOT / "tests" / "corpus"
 FORMAT = submission.EXPORT_FORMAT
 NIVEL2_IDS = ["diagnostico-escrita", "diagnostico-ponto-a", "escrita-atomica", "ponto-a", "seis-campos", "executavel"]
 NIVEL2_TEXTS = [f"texto:{w['id']}" for w in exercises.writings("nivel-2")]
+# Appended after the written answers (issue 18): who sent the file and the score.
+SCORE_COLUMNS = ["student", "met", "graded"]
 
 
 def call_with_timeout(fn, *args, seconds=5.0):
@@ -527,7 +529,7 @@ def test_csv_report_with_hostile_messages_parses_back_with_constant_columns():
     assert_no_raw_controls(out.replace("\r\n", "\n"))
     assert out.count("\r\n") == 1 + len(results)  # one physical line per record
     rows = list(csv.reader(io.StringIO(out, newline="")))
-    assert rows[0] == ["file", "exercise", "passed", *NIVEL2_IDS, "error", *NIVEL2_TEXTS]
+    assert rows[0] == ["file", "exercise", "passed", *NIVEL2_IDS, "error", *NIVEL2_TEXTS, *SCORE_COLUMNS]
     assert len(rows) == 1 + len(results)
     assert {len(row) for row in rows} == {len(rows[0])}
     hostile, error, good = rows[1:]
@@ -634,7 +636,7 @@ def test_broken_results_in_csv_keep_the_columns():
     results = list(BROKEN.values())
     rows = list(csv.reader(io.StringIO(render_csv(results, "nivel-2"))))
     assert len(rows) == 1 + len(results)
-    assert {len(row) for row in rows} == {3 + len(NIVEL2_IDS) + 1 + len(NIVEL2_TEXTS)}
+    assert {len(row) for row in rows} == {3 + len(NIVEL2_IDS) + 1 + len(NIVEL2_TEXTS) + len(SCORE_COLUMNS)}
     error = 3 + len(NIVEL2_IDS)
     for row in rows[1:]:
         assert row[2] == "não" and row[error].startswith("resultado malformado") and set(row[3:error]) == {""}
@@ -664,7 +666,7 @@ def test_input_errors_without_criteria_or_with_odd_errors():
     assert lines[1] == "b.json: ERRO DE ENTRADA — (erro sem descrição)"
     assert lines[2].startswith("c.json: ERRO DE ENTRADA — {")
     assert lines[3] == f"{report.UNKNOWN_FILE}: ERRO DE ENTRADA — sem nome"
-    assert [len(r) for r in csv.reader(io.StringIO(render_csv(results, "nivel-2")))] == [10 + len(NIVEL2_TEXTS)] * 5
+    assert [len(r) for r in csv.reader(io.StringIO(render_csv(results, "nivel-2")))] == [10 + len(NIVEL2_TEXTS) + len(SCORE_COLUMNS)] * 5
 
 
 def test_renderers_accept_no_results_and_odd_containers():
@@ -672,7 +674,7 @@ def test_renderers_accept_no_results_and_odd_containers():
     assert json.loads(render_json([])) == []
     assert json.loads(render_json(None)) == []
     assert json.loads(render_json(({"file": "a.py", "error": "x"},)))[0]["file"] == "a.py"
-    assert list(csv.reader(io.StringIO(render_csv([], "nivel-2")))) == [["file", "exercise", "passed", *NIVEL2_IDS, "error", *NIVEL2_TEXTS]]
+    assert list(csv.reader(io.StringIO(render_csv([], "nivel-2")))) == [["file", "exercise", "passed", *NIVEL2_IDS, "error", *NIVEL2_TEXTS, *SCORE_COLUMNS]]
 
 
 def test_csv_for_an_unknown_exercise_uses_the_criteria_the_results_name():
@@ -682,7 +684,7 @@ def test_csv_for_an_unknown_exercise_uses_the_criteria_the_results_name():
         {"file": "b.py", "exercise": "x", "passed": True, "criteria": [{"id": "tres", "passed": True, "message": ""}]},
     ]
     rows = list(csv.reader(io.StringIO(render_csv(results, "exercicio-inexistente"))))
-    assert rows[0] == ["file", "exercise", "passed", "um", "'=dois", "tres", "error"]
+    assert rows[0] == ["file", "exercise", "passed", "um", "'=dois", "tres", "error", *SCORE_COLUMNS]
     assert rows[1][3:6] == ["ok", "falhou", ""] and rows[2][3:6] == ["", "", "ok"]
 
 
@@ -720,13 +722,14 @@ respostas.json: APROVADO (6 de 6 critérios)
   [ok    ] executavel
 velho.json: ERRO DE ENTRADA — versão 99 do arquivo de respostas não é suportada (esperada: 1)
 """
-# The written answers' columns (texto:…) were added after the move, at the end of each row.
+# The written answers' columns (texto:…) were added after the move, at the end of each row; the
+# student and the score (issue 18) after those, so every older column keeps its place.
 LEGACY_CSV = (
     "file,exercise,passed,diagnostico-escrita,diagnostico-ponto-a,escrita-atomica,ponto-a,seis-campos,executavel,error,"
-    "texto:primeira-falha,texto:segunda-falha\r\n"
-    "inicial.py,nivel-2,não,,,falhou,falhou,ok,ok,,,\r\n"
-    "respostas.json,nivel-2,sim,ok,ok,ok,ok,ok,ok,,,\r\n"
-    "velho.json,nivel-2,não,,,,,,,versão 99 do arquivo de respostas não é suportada (esperada: 1),,\r\n"
+    "texto:primeira-falha,texto:segunda-falha,student,met,graded\r\n"
+    "inicial.py,nivel-2,não,,,falhou,falhou,ok,ok,,,,,2,4\r\n"
+    "respostas.json,nivel-2,sim,ok,ok,ok,ok,ok,ok,,,,,6,6\r\n"
+    "velho.json,nivel-2,não,,,,,,,versão 99 do arquivo de respostas não é suportada (esperada: 1),,,,,\r\n"
 )
 
 

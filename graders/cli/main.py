@@ -2,93 +2,160 @@
 
 Student code runs only in sandboxed processes (graders.cli.sandbox), traced from below Python; the
 judge runs here, on the trace. One submission's failure, output or attack is that file's own
-verdict, never the batch's. Exit code: 0 all passed, 1 some criterion failed, 2 usage or input error.
+verdict, never the batch's. Ctrl+C stops the batch within a second and still reports what was graded.
+Exit codes: see EXIT_* below (and the README).
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import queue
+import signal
 import sys
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import threading
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from dataclasses import dataclass
 
 from .. import exercises
-from . import html_report, report
+from . import document, metadata, options, report
+from .collect import collect
+from .copies import possible_copies
+from .summary import status, summarise
 from ..grading import grade
-from ..submission import SubmissionError, read
+from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem
 from ..judge.verdict import failed_all
 from .sandbox import Sandbox, bwrap_problem
 
-EXIT_OK, EXIT_FAILED, EXIT_INPUT = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_NOTHING_GRADED, EXIT_SOME_UNGRADED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_INPUT = EXIT_NOTHING_GRADED  # usage errors too
 
 
-class _Formatter(argparse.HelpFormatter):
-    def add_usage(self, usage, actions, groups, prefix=None):
-        super().add_usage(usage, actions, groups, prefix="uso: " if prefix is None else prefix)
+@dataclass(frozen=True)
+class Settings:
+    timeout: float
+    caps: dict  # the grader's limits per run: {"events", "data", "output"}
 
 
-class _Parser(argparse.ArgumentParser):
-    """argparse with its headings in Portuguese and exit code 2 for usage errors."""
-
-    def __init__(self, **kwargs):
-        super().__init__(formatter_class=_Formatter, add_help=False, **kwargs)
-        self._positionals.title = "argumentos"
-        self._optionals.title = "opções"
-        self.add_argument("-h", "--help", action="help", help="mostra esta ajuda e sai")
-
-    def error(self, message):
-        self.print_usage(sys.stderr)
-        message = message.replace("the following arguments are required", "faltam os argumentos")
-        message = message.replace("argument ", "argumento ").replace("invalid choice", "opção inválida")
-        message = message.replace("choose from", "escolha entre")
-        self.exit(EXIT_INPUT, f"erro: {message}\n")
+class _Interrupted(Exception):
+    """Ctrl+C arrived: this run is not started (or its verdict is dropped)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(
-        prog="python -m graders",
-        description="Corrige submissões dos exercícios da Lição 2 (checkpoints), cada uma isolada num processo.",
-        epilog="Código de saída: 0 se tudo passou, 1 se algum critério falhou, 2 para erro de uso ou de entrada.",
-    )
-    parser.add_argument("exercise", metavar="EXERCICIO", help="um de: " + ", ".join(exercises.EXERCISE_IDS))
-    parser.add_argument("files", metavar="ARQUIVO", nargs="+", help=".py (código) ou .json (respostas exportadas pelo site)")
-    parser.add_argument("--format", choices=("text", "json", "csv", "html"), default="text",
-                        help="formato da saída (padrão: text; html: um relatório da turma num arquivo só)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="segundos por submissão (padrão: 10)")
-    parser.add_argument("--memory", type=int, default=1024, help="memória máxima por submissão, em MB (padrão: 1024)")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="submissões corrigidas ao mesmo tempo")
-    parser.add_argument(
-        "--isolamento", choices=("auto", "estrito", "reduzido"), default="auto",
-        help="auto: usa o bubblewrap quando funciona, senão avisa e segue com isolamento reduzido; "
-             "estrito: recusa corrigir sem o bubblewrap; reduzido: não usa o bubblewrap (padrão: auto)",
-    )
-    progress = parser.add_mutually_exclusive_group()
-    progress.add_argument("--progress", dest="progress", action="store_true", default=None, help="mostra a barra de progresso")
-    progress.add_argument("--no-progress", dest="progress", action="store_false", help="esconde a barra de progresso")
-    return parser
+# --- reading the files ---------------------------------------------------------------------
+
+
+def _exercise_in_path(path: str) -> str | None:
+    """`todos` with a bare .py: the exercise its folder or name says (turma/nivel-2/ana.py)."""
+    parts = [p.lower() for p in os.path.normpath(path).split(os.sep)]
+    parts[-1] = os.path.splitext(parts[-1])[0]
+    for part in reversed(parts):
+        for ex in sorted(exercises.EXERCISE_IDS, key=len, reverse=True):
+            if ex in part:
+                return ex
+    return None
+
+
+def _input_error(path: str, exercise: str, message: str) -> dict:
+    return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": message})
+
+
+def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
+    """(rows, jobs): one row per file (see graders.cli.summary), and one job (row index, exercise,
+    Submission) per exercise to grade in it. Files are read here; a file that cannot be read
+    is its row's error."""
+    everything = exercise == options.ALL_EXERCISES
+    rows, jobs = [], []
+    for entry in entries:
+        row = {"file": report.clean(entry.path) or report.UNKNOWN_FILE, "shown": report.clean(entry.shown),
+               "student": None, "kind": None, "results": {}}
+        rows.append(row)
+        try:
+            if entry.empty:
+                raise SubmissionError("a pasta não tem nenhum arquivo .py ou .json")
+            text, is_export = read_text(entry.path)
+            if is_export:
+                row["kind"] = "export"
+                student, found = export_entries(text)
+                row["student"] = report.clean(student, 120) if student else None
+                wanted = [ex for ex in exercises.EXERCISE_IDS if ex in found] if everything else [exercise]
+                submissions = {ex: found.get(ex) or Submission(code=None, answers={}, student=student) for ex in wanted}
+                if everything and not wanted:
+                    raise SubmissionError("o arquivo de respostas não tem nenhum exercício da lição")
+            else:
+                row["kind"] = "py"
+                student = stem(entry.path)
+                row["student"] = report.clean(student, 120)
+                ex = _exercise_in_path(entry.path) if everything else exercise
+                if ex is None:
+                    raise SubmissionError("com todos, um .py precisa estar numa pasta (ou ter no nome) o exercício: "
+                                          + ", ".join(e for e in exercises.EXERCISE_IDS if exercises.code_criteria(e)))
+                submissions = {ex: from_python(text, student)}
+            for ex, submission in submissions.items():
+                if submission.answers is None and not exercises.code_criteria(ex):
+                    row["results"][ex] = _input_error(entry.path, ex, f"o exercício {ex!r} se responde com o arquivo "
+                                                                      ".json exportado pelo site")
+                else:
+                    jobs.append((len(rows) - 1, ex, submission))
+        except SubmissionError as exc:
+            if everything:
+                row["error"] = report.clean(str(exc))
+            else:
+                row["results"][exercise] = _input_error(entry.path, exercise, str(exc))
+    return rows, jobs
 
 
 # --- one submission ------------------------------------------------------------------------
 
 
-def grade_file(exercise: str, path: str, timeout: float, sandboxes: "queue.Queue[Sandbox]") -> dict:
-    """The verdict for one file as a dict, or {"file", "exercise", "error"} for bad input."""
-    try:
-        submission = read(path, exercise)
-        if submission.answers is None and not exercises.code_criteria(exercise):
-            raise SubmissionError(f"o exercício {exercise!r} se responde com o arquivo .json exportado pelo site")
-    except SubmissionError as exc:
-        return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": str(exc)})
+def _limit_message(trace, settings: Settings) -> str | None:
+    """The grader limit that stopped this run, said as the grader's and with the option that raises it."""
+    limits = trace.limits or {}
+    if trace.end == "flood":
+        what = f"o código imprimiu mais de {settings.caps['output'] >> 20} MB"
+        option = "--max-saida"
+    elif trace.end == "runaway" and "events" in limits:
+        what = f"o código fez mais de {settings.caps['events']} chamadas de arquivo"
+        option = "--max-ops"
+    elif trace.end == "runaway" and "data" in limits:
+        what = f"o código gravou mais de {settings.caps['data'] >> 20} MB"
+        option = "--max-escrita"
+    else:
+        return None
+    return (f"limite do corretor: {what}, e a correção parou antes de julgar. Isto não é uma nota do aluno: "
+            f"se o código parece certo, corrija de novo com um limite maior ({option}).")
+
+
+def grade_job(path: str, exercise: str, submission: Submission, settings: Settings,
+              sandboxes: "queue.Queue[Sandbox]", stop: threading.Event) -> dict | None:
+    """The normalised verdict of one exercise of one file; None when Ctrl+C came first."""
+    if stop.is_set():
+        return None
     sandbox = sandboxes.get()
+    traces = []
+
+    def run(source, filename, job):
+        if stop.is_set():
+            raise _Interrupted
+        trace = sandbox.run(source, filename, job, settings.timeout, settings.caps)
+        traces.append(trace)
+        return trace
+
     try:
-        verdict = grade(exercise, submission, os.path.basename(path),
-                        run=lambda source, filename, job: sandbox.run(source, filename, job, timeout))
+        verdict = grade(exercise, submission, os.path.basename(path), run=run)
+        if stop.is_set():
+            return None  # its sandbox may have been killed under it: no verdict from a cut run
+        limit = next((m for m in (_limit_message(t, settings) for t in traces) if m), None)
+        if limit:
+            return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [],
+                                     "error": limit, "limit": True})
         data = verdict.to_dict()
         data["file"] = path
         data.pop("output", None)
         return report.normalise(data)  # here, in the worker, while the other workers' students run
+    except _Interrupted:
+        return None
     except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch
+        if stop.is_set():
+            return None
         return _failed(exercise, path, submission, f"Erro interno do corretor ao avaliar este arquivo ({type(exc).__name__}).")
     finally:
         sandboxes.put(sandbox)
@@ -98,7 +165,7 @@ def _failed(exercise: str, path: str, submission, message: str) -> dict:
     ids = exercises.criterion_ids(exercise) if submission.answers is not None else exercises.code_criteria(exercise)
     verdict = failed_all(exercise, ids, message)
     verdict.file = path
-    return verdict.to_dict()
+    return report.normalise(verdict.to_dict())
 
 
 class Progress:
@@ -109,7 +176,7 @@ class Progress:
         self.done += 1
         if self.enabled:
             width = 30
-            filled = width * self.done // self.total
+            filled = width * self.done // max(self.total, 1)
             sys.stderr.write(f"\rCorrigindo [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}")
             if self.done == self.total:
                 sys.stderr.write("\n")
@@ -129,79 +196,124 @@ def _precompile():
         pass  # a read-only installation: the sandbox compiles in memory, a little slower
 
 
-def _files_first(argv: list[str]) -> list[str]:
-    """A file named like an option (`-aluno.py`) is a file: every positional goes after `--`."""
-    takes_value = {"--format", "--timeout", "--memory", "--jobs", "--isolamento"}
-    known = takes_value | {"-h", "--help", "--progress", "--no-progress"}
-    options, positionals = [], []
-    items = iter(argv)
-    for item in items:
-        if item == "--":
-            positionals.extend(items)
-        elif item.split("=", 1)[0] in known:
-            options.append(item)
-            if item in takes_value:
-                options.append(next(items, ""))
-        elif item.startswith("-") and not os.path.lexists(item):
-            options.append(item)  # an unknown option: argparse says so
-        else:
-            positionals.append(item)
-    return options + ["--", *positionals]
+def _isolation(choice: str) -> bool | None:
+    """True: bubblewrap; False: reduced; None: refused (strict asked and unavailable)."""
+    if choice == "reduzido":
+        return False
+    problem = bwrap_problem()
+    if problem and choice == "estrito":
+        sys.stderr.write(f"erro: isolamento estrito pedido, mas {problem}. Instale o pacote bubblewrap "
+                         "ou use --isolamento reduzido.\n")
+        return None
+    if problem:
+        sys.stderr.write(f"aviso: isolamento reduzido — {problem}. O código dos alunos roda em processos "
+                         "comuns, contidos só por um vigia do Python (veja o README).\n")
+        return False
+    return True
+
+
+def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[int]:
+    """Grade every job into its row; returns the indexes of the jobs left ungraded (Ctrl+C)."""
+    settings = Settings(
+        timeout=args.timeout,
+        caps={"events": args.max_ops, "data": args.max_escrita << 20, "output": args.max_saida << 20},
+    )
+    show = args.progress if args.progress is not None else (len(jobs) > 5 and sys.stderr.isatty())
+    progress = Progress(len(jobs), show)
+    workers = max(1, min(args.jobs, len(jobs)))
+    sandboxes: queue.Queue = queue.Queue()
+    created = [Sandbox(isolated=isolated, memory_mb=args.memory) for _ in range(workers)]
+    for sandbox in created:
+        sandboxes.put(sandbox)
+    left = []
+    pool = ThreadPoolExecutor(max_workers=workers)
+    try:
+        futures = {pool.submit(grade_job, rows[r]["file"], ex, sub, settings, sandboxes, stop): i
+                   for i, (r, ex, sub) in enumerate(jobs)}
+        pending = set(futures)
+        while pending and not stop.is_set():
+            done, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            for future in done:
+                row_index, ex, _sub = jobs[futures[future]]
+                result = future.result()
+                if result is None:
+                    left.append(futures[future])
+                    continue
+                rows[row_index]["results"][ex] = result
+                progress.step()
+        if stop.is_set():
+            for future in pending:
+                future.cancel()
+            left += [futures[f] for f in pending]
+            running = {f for f in pending if not f.cancelled()}
+            while running:
+                # Kill until every worker has let go: one may have been starting a sandbox just now.
+                for sandbox in created:
+                    sandbox.kill()  # the runs in progress end now; their verdicts are dropped
+                _done, running = wait(running, timeout=0.05)
+            for future in pending:  # a run that finished as Ctrl+C arrived is whole: kept
+                if future.done() and not future.cancelled() and future.result() is not None:
+                    row_index, ex, _sub = jobs[futures[future]]
+                    rows[row_index]["results"][ex] = future.result()
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        for sandbox in created:
+            sandbox.close()
+    return sorted(i for i in set(left) if jobs[i][1] not in rows[jobs[i][0]]["results"])
+
+
+def _codes(rows, jobs) -> tuple[dict, dict]:
+    """({exercise: {short name: code}} of the graded submissions, {short name: student})."""
+    codes: dict[str, dict[str, str]] = {}
+    who = {}
+    for row_index, ex, submission in jobs:
+        row = rows[row_index]
+        if ex in row["results"] and "error" not in row["results"][ex] and isinstance(submission.code, str):
+            codes.setdefault(ex, {})[row["shown"]] = submission.code
+            who[row["shown"]] = row["student"]
+    return codes, who
 
 
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(_files_first(argv))
-    if args.exercise not in exercises.EXERCISE_IDS:
-        sys.stderr.write(f"erro: exercício desconhecido {args.exercise!r}; use um de: {', '.join(exercises.EXERCISE_IDS)}\n")
-        return EXIT_INPUT
-    if args.timeout <= 0 or args.memory < 64 or args.jobs < 1:
-        sys.stderr.write("erro: --timeout precisa ser positivo, --memory pelo menos 64 e --jobs pelo menos 1\n")
-        return EXIT_INPUT
-    isolated = args.isolamento != "reduzido"
-    if isolated:
-        problem = bwrap_problem()
-        if problem and args.isolamento == "estrito":
-            sys.stderr.write(f"erro: isolamento estrito pedido, mas {problem}. Instale o pacote bubblewrap "
-                             "ou use --isolamento reduzido.\n")
+    args = options.parse(argv)
+    stop = threading.Event()
+    previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
+    try:
+        isolated = _isolation(args.isolamento)
+        if isolated is None:
             return EXIT_INPUT
-        if problem:
-            isolated = False
-            sys.stderr.write(f"aviso: isolamento reduzido — {problem}. O código dos alunos roda em processos "
-                             "comuns, contidos só por um vigia do Python (veja o README).\n")
-    _precompile()
-    show = args.progress if args.progress is not None else (len(args.files) > 5 and sys.stderr.isatty())
-    progress = Progress(len(args.files), show)
-    results: list[dict | None] = [None] * len(args.files)
-    workers = min(args.jobs, len(args.files))
-    sandboxes: queue.Queue = queue.Queue()
-    for _ in range(workers):
-        sandboxes.put(Sandbox(isolated=isolated, memory_mb=args.memory))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        futures = {
-            pool.submit(grade_file, args.exercise, path, args.timeout, sandboxes): i
-            for i, path in enumerate(args.files)
-        }
-        for future in as_completed(futures):
-            index = futures[future]
-            try:
-                results[index] = future.result()
-            except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch
-                results[index] = {"file": args.files[index], "exercise": args.exercise, "passed": False,
-                                  "criteria": [], "error": f"erro interno do corretor ({type(exc).__name__})"}
-            progress.step()
-    while not sandboxes.empty():
-        sandboxes.get().close()
-    results = [report.normalise(r) for r in results]
-    if args.format == "json":
-        sys.stdout.write(report.render_json(results))
-    elif args.format == "csv":
-        sys.stdout.write(report.render_csv(results, args.exercise))
-    elif args.format == "html":
-        sys.stdout.write(html_report.render_html(results, args.exercise))
-    else:
-        sys.stdout.write(report.render_text(results))
-    if any("error" in r for r in results):
-        return EXIT_INPUT
-    return EXIT_OK if all(r["passed"] for r in results) else EXIT_FAILED
-
+        rows, jobs = prepare(collect(args.files), args.exercise)
+        _precompile()
+        left = _grade_all(rows, jobs, args, isolated, stop) if jobs and not stop.is_set() else list(range(len(jobs)))
+        interrupted = stop.is_set()
+        order = {ex: i for i, ex in enumerate(exercises.EXERCISE_IDS)}
+        for row in rows:  # the lesson's order, whichever run finished first
+            row["results"] = dict(sorted(row["results"].items(), key=lambda item: order.get(item[0], len(order))))
+        if not interrupted:
+            left = []
+        pending_files = list(dict.fromkeys(rows[jobs[i][0]]["file"] for i in left))
+        codes, who = _codes(rows, jobs)
+        if interrupted:
+            # Only what was graded is reported; the rest is listed as not graded.
+            rows = [row for row in rows if row["results"] or "error" in row]
+        exercise_ids = list(exercises.EXERCISE_IDS) if args.exercise == options.ALL_EXERCISES else [args.exercise]
+        exercise_ids = [ex for ex in exercise_ids if args.exercise != options.ALL_EXERCISES
+                        or any(ex in row["results"] for row in rows)]
+        meta = metadata.describe(isolated, interrupted, exercise_ids, pending=pending_files)
+        summary = summarise(rows, exercise_ids)
+        copies = possible_copies(codes, who)
+        sys.stdout.write(document.render(args.format, rows, exercise_ids, args.exercise, meta, summary, copies))
+        sys.stdout.flush()
+        if interrupted:
+            left = report.plural(len(pending_files), "arquivo ficou", "arquivos ficaram")
+            sys.stderr.write(f"\ninterrompido: {left} sem correção.\n")
+            return EXIT_INTERRUPTED
+        states = [status(row) for row in rows]
+        if not any(s in ("aprovado", "reprovado") for s in states):
+            return EXIT_NOTHING_GRADED
+        if any(s in ("erro", "não avaliado") for s in states):
+            return EXIT_SOME_UNGRADED
+        return EXIT_OK if all(s == "aprovado" for s in states) else EXIT_FAILED
+    finally:
+        signal.signal(signal.SIGINT, previous)

@@ -208,32 +208,50 @@ def _results(results) -> list:
     return list(results) if isinstance(results, (list, tuple)) else [results]
 
 
+def name_of(r: dict) -> str:
+    """The file as reports show it, with the student beside it when the file name does not already
+    say it: `respostas-licao-2.json (aluno: Ana Júlia)`, but `entregas/ana.py`."""
+    student = r.get("student")
+    if not isinstance(student, str) or not student:
+        return r["file"]
+    stem = r["file"].replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    return r["file"] if student == stem else f"{r['file']} (aluno: {clean(student, 120)})"
+
+
+def result_lines(r: dict, title: str, indent: str = "", kind: str | None = None) -> list[str]:
+    """One result as text: `title: STATUS (k de n critérios)`, one line per criterion (`[ok    ]` /
+    `[falhou]`, "(resposta revelada)" after the id when the student chose to see that answer), then
+    the written answers. `kind`: what `_normalise` said of `r`, when the caller already asked."""
+    if kind is None:
+        r, kind = _normalise(r)
+    if kind == "input":
+        label = "NÃO AVALIADO" if r.get("limit") is True else "ERRO DE ENTRADA"
+        return [f"{indent}{title}: {label} — {r['error']}"]
+    if kind == "malformed":
+        return [f"{indent}{title}: ERRO — {r['error']}"]
+    ok = sum(c["passed"] for c in r["criteria"])
+    total = len(r["criteria"])
+    status = "APROVADO" if r["passed"] else "REPROVADO"
+    shown = sum(revealed(c) for c in r["criteria"])
+    extra = f"; {plural(shown, 'resposta revelada', 'respostas reveladas')}" if shown else ""
+    lines = [f"{indent}{title}: {status} ({ok} de {plural(total, 'critério', 'critérios')}{extra})"]
+    for c in r["criteria"]:
+        mark = "ok    " if c["passed"] else "falhou"
+        note = c["message"] or c.get("hint", "")
+        lines.append(f"{indent}  [{mark}] {c['id']}" + (f" ({REVEALED})" if revealed(c) else "") + (f": {note}" if note else ""))
+    written = _written(r)
+    if written:
+        lines.append(f"{indent}  Respostas escritas (não entram na nota):")
+        lines += [f"{indent}    {wid}: {clean(text)}" for wid, text in written.items()]
+    return lines
+
+
 def render_text(results) -> str:
-    """One block per file: a status line, then one line per criterion (`[ok    ]` / `[falhou]`,
-    with "(resposta revelada)" after the id when the student chose to see that answer)."""
+    """One block per file (see `result_lines`), the student beside the file when known."""
     lines = []
     for raw in _results(results):
         r, kind = _normalise(raw)
-        if kind == "input":
-            lines.append(f"{r['file']}: ERRO DE ENTRADA — {r['error']}")
-            continue
-        if kind == "malformed":
-            lines.append(f"{r['file']}: ERRO — {r['error']}")
-            continue
-        ok = sum(c["passed"] for c in r["criteria"])
-        total = len(r["criteria"])
-        status = "APROVADO" if r["passed"] else "REPROVADO"
-        shown = sum(revealed(c) for c in r["criteria"])
-        extra = f"; {plural(shown, 'resposta revelada', 'respostas reveladas')}" if shown else ""
-        lines.append(f"{r['file']}: {status} ({ok} de {plural(total, 'critério', 'critérios')}{extra})")
-        for c in r["criteria"]:
-            mark = "ok    " if c["passed"] else "falhou"
-            note = c["message"] or c.get("hint", "")
-            lines.append(f"  [{mark}] {c['id']}" + (f" ({REVEALED})" if revealed(c) else "") + (f": {note}" if note else ""))
-        written = _written(r)
-        if written:
-            lines.append("  Respostas escritas (não entram na nota):")
-            lines += [f"    {wid}: {clean(text)}" for wid, text in written.items()]
+        lines += result_lines(r, name_of(r), kind=kind)
     return "\n".join(lines) + "\n"
 
 
@@ -275,20 +293,23 @@ def render_csv(results, exercise: str) -> str:
     """A header, then one row per file: file, exercise, passed (sim/não), one column per criterion
     of `exercise` (ok / falhou / empty, followed by " (resposta revelada)" when the student chose
     to see that answer), error, then one `texto:<id>` column per written answer
-    the exercise asks for. Every row has the header's column count."""
+    the exercise asks for, then student (the export's name, or the .py file's), met and graded
+    (criteria met / criteria graded; empty when not graded). Every row has the header's column count."""
     normalised = [_normalise(r)[0] for r in _results(results)]
     ids = _criterion_ids(exercise, normalised)
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     texts = _writing_ids(exercise)
-    writer.writerow([_cell(v) for v in ("file", "exercise", "passed", *ids, "error", *(f"texto:{t}" for t in texts))])
+    writer.writerow([_cell(v) for v in ("file", "exercise", "passed", *ids, "error", *(f"texto:{t}" for t in texts),
+                                        "student", "met", "graded")])
     for r in normalised:
         states = {c["id"]: ("ok" if c["passed"] else "falhou") + (f" ({REVEALED})" if revealed(c) else "")
                   for c in r["criteria"]}
         written = _written(r)
         writer.writerow([_cell(r["file"]), _cell(exercise), "sim" if r["passed"] else "não",
                          *(states.get(i, "") for i in ids), _cell(r.get("error", "")),
-                         *(_cell(written.get(t, "")) for t in texts)])
+                         *(_cell(written.get(t, "")) for t in texts), _cell(r.get("student") or ""),
+                         *_score_cells(r)])
     return buffer.getvalue()
 
 
@@ -299,3 +320,47 @@ def render_json(results) -> str:
         return "[]\n"
     # One file a line: still one JSON list, and the C encoder (an indented dump is pure Python).
     return "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in data) + "\n]\n"
+
+
+def _score_cells(r: dict) -> list:
+    if "error" in r:
+        return ["", ""]
+    return [sum(1 for c in r["criteria"] if c["passed"]), len(r["criteria"])]
+
+
+def _state(result: dict | None, cid: str) -> str:
+    if not isinstance(result, dict) or "error" in result:
+        return ""
+    c = next((c for c in result.get("criteria", []) if c["id"] == cid), None)
+    if c is None:
+        return ""
+    return ("ok" if c["passed"] else "falhou") + (f" ({REVEALED})" if revealed(c) else "")
+
+
+def render_csv_groups(rows: list[dict], exercise_ids: list[str]) -> str:
+    """`todos` as CSV: one row per file (file, student, kind, status, passed, met, graded), then a
+    group of columns per exercise (`<exercise>:passed`, one `<exercise>:<criterion>` each,
+    `<exercise>:met`, `<exercise>:graded`, `<exercise>:error`), then the file's own error."""
+    groups = {ex: _criterion_ids(ex, []) for ex in exercise_ids}
+    header = ["file", "student", "kind", "status", "passed", "met", "graded"]
+    for ex, ids in groups.items():
+        header += [f"{ex}:passed", *(f"{ex}:{cid}" for cid in ids), f"{ex}:met", f"{ex}:graded", f"{ex}:error"]
+    header.append("error")
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow([_cell(h) for h in header])
+    for row in rows:
+        total = row.get("score") or {}
+        line = [_cell(row["file"]), _cell(row.get("student") or ""), row.get("kind") or "", _cell(row["status"]),
+                "sim" if row["passed"] else "não", total.get("met", ""), total.get("graded", "")]
+        for ex, ids in groups.items():
+            result = row["exercises"].get(ex)
+            if result is None:
+                line += [""] * (len(ids) + 4)
+                continue
+            met = _score_cells(result)
+            line += ["" if "error" in result else ("sim" if result["passed"] else "não"),
+                     *(_state(result, cid) for cid in ids), *met, _cell(result.get("error", ""))]
+        line.append(_cell(row.get("error", "")))
+        writer.writerow(line)
+    return buffer.getvalue()

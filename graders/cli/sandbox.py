@@ -211,19 +211,30 @@ class Sandbox:
             raise OSError("o corretor parou de responder")
         return line.decode("utf-8")
 
-    def run(self, source: str, filename: str, job: dict, timeout: float = 10.0) -> Trace:
+    def run(self, source: str, filename: str, job: dict, timeout: float = 10.0, caps: dict | None = None) -> Trace:
+        """`caps`: the grader's limits for this run, {"events", "data", "output"} (see the kernel server)."""
         if self.process is None:
             try:
-                self._start()
-            except (OSError, ValueError) as exc:
+                self._start()  # cleans up after itself when it fails
+            except Exception as exc:  # noqa: BLE001 - any failure to start is this run's "broken"
                 return _broken(f"a caixa de areia não iniciou: {exc}")
         try:
             self.control.settimeout(timeout + CONTROL_MARGIN)
-            text = self._ask({"cmd": "run", "source": source, "filename": filename, "job": job, "timeout": timeout})
-            return from_json(text)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
+            command = {"cmd": "run", "source": source, "filename": filename, "job": job, "timeout": timeout}
+            if caps:
+                command["caps"] = caps
+            return from_json(self._ask(command))
+        except Exception as exc:  # noqa: BLE001 - whatever happened, no half-used sandbox is kept
             self.close()  # restarted for the next submission
             return _broken(f"o processo de correção parou de responder ({type(exc).__name__})")
+
+    def kill(self):
+        """Stop the run in progress now, from another thread (Ctrl+C): the server and every process
+        under it are killed; the worker's pending `run` then returns "broken" and cleans up."""
+        process = self.process
+        if process is None:
+            return
+        kill_tree(process.pid)
 
     def close(self):
         if self.control is not None:
@@ -234,10 +245,7 @@ class Sandbox:
                 pass
         if self.process is not None:
             if self.process.poll() is None:
-                try:
-                    os.killpg(self.process.pid, 9)
-                except OSError:
-                    self.process.kill()
+                kill_tree(self.process.pid)  # reduced mode: the student's session too
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
@@ -280,3 +288,38 @@ def _force_rmtree(path: str):
             pass
 
     shutil.rmtree(path, onerror=retry)
+
+
+def _children_map() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read().decode("utf-8", "replace")
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        children.setdefault(ppid, []).append(int(name))
+    return children
+
+
+def kill_tree(pid: int):
+    """SIGKILL `pid`, its process group and every descendant (which may sit in sessions of their
+    own: the student's process calls setsid), collected before anything dies so none is orphaned."""
+    try:
+        children = _children_map()
+    except OSError:
+        children = {}
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, ()))
+    for target in found:
+        for kill in (lambda: os.killpg(target, 9), lambda: os.kill(target, 9)):
+            try:
+                kill()
+            except OSError:
+                pass

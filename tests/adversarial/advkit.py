@@ -372,13 +372,15 @@ def kill_marked(marker: str):
 
 
 def report(run: CliRun, files) -> list[dict]:
-    """The JSON report, checked against the contract: one well-formed entry per file, in order."""
+    """The JSON report's submissions, checked against the contract: one well-formed entry per file, in order."""
     assert not run.timed_out, "CLI did not finish in time\n" + run.describe()
-    assert run.returncode in (0, 1, 2), "unexpected exit code\n" + run.describe()
+    assert run.returncode in (0, 1, 2, 3), "unexpected exit code\n" + run.describe()
     try:
-        data = json.loads(run.stdout.decode("utf-8"))
+        document = json.loads(run.stdout.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise AssertionError(f"stdout is not a JSON report ({exc})\n" + run.describe()) from None
+    assert isinstance(document, dict) and {"report", "summary", "possible_copies"} <= set(document), run.describe()
+    data = document.get("submissions")
     assert isinstance(data, list) and len(data) == len(files), "one entry per file\n" + run.describe()
     for entry, path in zip(data, files):
         assert isinstance(entry, dict), entry
@@ -423,7 +425,11 @@ def brief(entry: dict) -> str:
 
 
 def assert_forged_nothing(entry: dict):
-    """A starter-based attack must not pass what the starter truly fails."""
+    """A starter-based attack must not pass what the starter truly fails. Stopped by a grader limit
+    (output, operations, bytes written), it is reported as not graded: no criterion, no score."""
+    if entry.get("limit") is True:
+        assert entry["passed"] is False and entry["criteria"] == [] and entry["error"].startswith("limite do corretor")
+        return
     assert "error" not in entry, brief(entry)
     assert entry["passed"] is False, f"{entry['file']} PASSED: " + brief(entry)
     forged = [cid for cid in FORGE_TARGETS if crit(entry, cid)["passed"]]

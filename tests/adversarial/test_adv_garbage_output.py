@@ -57,7 +57,8 @@ def test_attacks_do_not_pass_and_siblings_do(garbage):
 def test_csv_has_one_row_per_file(garbage):
     arena, runs, files = garbage
     run = runs["csv"]
-    assert not run.timed_out and run.returncode == 1, run.describe()
+    # 3: the ~10 MB of output hit a grader limit (--max-saida), so that file is not graded.
+    assert not run.timed_out and run.returncode == 3, run.describe()
     assert run.stdout_size < 2 * 1024 * 1024 * len(files)
     rows = list(csv.reader(io.StringIO(run.stdout.decode("utf-8"))))
     assert len(rows) == 1 + len(files), f"{len(rows)} rows"
@@ -68,12 +69,14 @@ def test_csv_has_one_row_per_file(garbage):
 def test_text_report_has_one_header_per_file_and_no_control_characters(garbage):
     arena, runs, files = garbage
     run = runs["text"]
-    assert not run.timed_out and run.returncode == 1, run.describe()
+    # 3: the ~10 MB of output hit a grader limit (--max-saida), so that file is not graded.
+    assert not run.timed_out and run.returncode == 3, run.describe()
     assert run.stdout_size < 2 * 1024 * 1024 * len(files)
     text = run.stdout.decode("utf-8")  # must be valid UTF-8
     found = sorted({repr(c) for c in CONTROL if c in text})
     assert found == [], f"raw control characters in the text report: {found}"
-    headers = [line for line in text.split("\n") if line and not line.startswith(" ")]
+    files_part = text.split("\n\n", 1)[0]  # the class summary and the report's facts follow a blank line
+    headers = [line for line in files_part.split("\n") if line and not line.startswith(" ")]
     assert len(headers) == len(files), f"{len(headers)} unindented lines, e.g. {headers[:6]}"
     sibling = str(files[3])
     assert sum(line.startswith(sibling + ":") for line in headers) == 1, "a forged header for the sibling"

@@ -185,7 +185,7 @@ def nivel1(tmp_path_factory):
     files.append(honest)
     run = run_cli(arena, files, *STRICT, exercise="nivel-1", timeout=120)
     assert not run.timed_out and run.returncode == 1, run.describe()
-    return {os.path.basename(e["file"]): e for e in json.loads(run.out)}
+    return {os.path.basename(e["file"]): e for e in json.loads(run.out)["submissions"]}
 
 
 @pytest.mark.parametrize("when", ["line", "suppress"])

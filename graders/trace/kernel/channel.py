@@ -20,8 +20,8 @@ class Channel:
         self.output_attempted += len(data)
         if len(self.output) < OUTPUT_KEEP * 4:
             self.output += data[:OUTPUT_KEEP * 4 - len(self.output)]
-        if self.output_attempted > FLOOD_LIMIT:
-            raise Stop("flood")
+        if self.output_attempted > self.flood_limit:
+            raise Stop("flood", {"output": self.flood_limit})
 
     def _channel(self, data: bytes):
         self.inbox += data

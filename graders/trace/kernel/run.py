@@ -94,12 +94,12 @@ def _high_fd(fd: int) -> int:
 
 def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, home: str | None = None,
                env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
-               reduced: bool = False, kill_all: bool = False) -> Trace:
+               reduced: bool = False, kill_all: bool = False, caps: dict | None = None) -> Trace:
     """One run of `job` under the tap. `work`, `tmp` (and `home`) are the roots; reduced=True refuses
     every mutation outside them (no sandbox around us); kill_all=True when we are alone in a PID
     namespace with the run (bwrap): at the end everything but us and init is killed."""
     roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else [])
-    sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job)
+    sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
     root_list = sup.roots_out()
     trace = Trace(root_list)
     out_r, out_w = os.pipe()

@@ -55,7 +55,8 @@ def serve(pid1: bool = False):
 
     {"cmd": "init", "work", "tmp", "home", "modes": {root: mode}, "env", "python", "reduced",
      "kill_all", "limits"}                                  -> {"ok": true}
-    {"cmd": "run", "source", "filename", "job", "timeout"}  -> the Trace as JSON (ops.to_json)
+    {"cmd": "run", "source", "filename", "job", "timeout", "caps"?} -> the Trace as JSON (ops.to_json);
+      caps: {"events", "data", "output"}, the grader's limits for this run (defaults in ops/channel)
     Every run starts from empty roots and ends with every process it started dead.
     """
     if pid1:
@@ -80,7 +81,8 @@ def serve(pid1: bool = False):
                                work=config["work"], tmp=config["tmp"], home=config.get("home"),
                                env=config["env"], limits=config.get("limits"), timeout=float(command["timeout"]),
                                python=config["python"], reduced=bool(config.get("reduced")),
-                               kill_all=bool(config.get("kill_all")))
+                               kill_all=bool(config.get("kill_all")),
+                               caps=command.get("caps") if isinstance(command.get("caps"), dict) else None)
             wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
             reply = to_json(trace)
         else:

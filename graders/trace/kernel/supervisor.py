@@ -12,7 +12,8 @@ import struct
 
 from ..agent_server import AgentServer
 from ..disk import read_tree
-from ..ops import MAX_EVENTS, Event, Root
+from ..ops import MAX_DATA, MAX_EVENTS, Event, Root
+from .channel import FLOOD_LIMIT
 from .channel import Channel
 from .durability import Durability
 from .errors import Refused, Stop, errno_name
@@ -32,8 +33,13 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
     it returns the value to answer, "continue" (the kernel runs the call itself), "pending" (answered
     later), or None (already answered), or raises Refused / Stop."""
 
-    def __init__(self, roots, *, reduced: bool, source: str, filename: str, job: dict):
+    def __init__(self, roots, *, reduced: bool, source: str, filename: str, job: dict, caps: dict | None = None):
         self.reduced = reduced
+        # The grader's own limits for this run (the CLI's --max-ops, --max-escrita, --max-saida).
+        caps = caps or {}
+        self.max_events = _cap(caps.get("events"), MAX_EVENTS)
+        self.max_data = _cap(caps.get("data"), MAX_DATA)
+        self.flood_limit = _cap(caps.get("output"), FLOOD_LIMIT)
         self.events: list[Event] = []
         self.data_bytes = 0
         self.nodes: dict[tuple, int] = {}
@@ -74,8 +80,8 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
 
     def _record(self, event: Event):
         self.events.append(event)
-        if len(self.events) > MAX_EVENTS:
-            raise Stop("runaway", {"events": MAX_EVENTS})
+        if len(self.events) > self.max_events:
+            raise Stop("runaway", {"events": self.max_events})
 
     def roots_out(self) -> list[Root]:
         out = []
@@ -204,3 +210,8 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
                   "fora das pastas de trabalho, com outras threads rodando")
         raise Refused(errno.EACCES, call, f"{what} {reason}: o corretor não pode acompanhar essa mudança")
 
+
+
+def _cap(value, default: int) -> int:
+    """A positive integer limit from the run command, or the default."""
+    return value if type(value) is int and value > 0 else default

@@ -124,11 +124,11 @@ class TargetAccess:
         parts, total = [], 0
         for i in range(count):
             base, length = struct.unpack_from("<QQ", raw, 16 * i)
-            length = min(length, MAX_DATA + 1 - total)
+            length = min(length, getattr(self, "max_data", MAX_DATA) + 1 - total)
             chunk = self.read_mem(tid, base, length)
             parts.append(chunk)
             total += len(chunk)
-            if len(chunk) < length or total > MAX_DATA:
+            if len(chunk) < length or total > getattr(self, "max_data", MAX_DATA):
                 break
         if count and not total and any(struct.unpack_from("<QQ", raw, 16 * i)[1] for i in range(count)):
             raise Refused(errno.EFAULT)

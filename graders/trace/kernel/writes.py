@@ -9,7 +9,7 @@ import os
 import select
 import stat
 
-from ..ops import MAX_DATA, Event
+from ..ops import Event
 from .errors import Refused, Stop, errno_name
 from .linux import AT_FDCWD, RWF_APPEND, RWF_DSYNC, RWF_SYNC, U32
 
@@ -54,8 +54,8 @@ class Writes:
             data = data_reader()
             if not self.valid(nid):
                 return None
-            if tracked and self.data_bytes + len(data) > MAX_DATA:
-                raise Stop("runaway", {"data": MAX_DATA})
+            if tracked and self.data_bytes + len(data) > self.max_data:
+                raise Stop("runaway", {"data": self.max_data})
             append = bool(fl & os.O_APPEND) or bool(rwf & RWF_APPEND)
             try:
                 if append:
@@ -80,7 +80,7 @@ class Writes:
             os.close(dup)
 
     def _on_write(self, nid, task, a):
-        return self._write_common(nid, task, a[0], lambda: self.read_mem(task.tid, a[1], min(a[2], MAX_DATA + 1)) or self._fault(a[2]))
+        return self._write_common(nid, task, a[0], lambda: self.read_mem(task.tid, a[1], min(a[2], self.max_data + 1)) or self._fault(a[2]))
 
     def _fault(self, size):
         if size:
@@ -90,7 +90,7 @@ class Writes:
     def _on_pwrite64(self, nid, task, a):
         if a[3] >= 1 << 63:
             raise Refused(errno.EINVAL)
-        return self._write_common(nid, task, a[0], lambda: self.read_mem(task.tid, a[1], min(a[2], MAX_DATA + 1)) or self._fault(a[2]), offset=a[3])
+        return self._write_common(nid, task, a[0], lambda: self.read_mem(task.tid, a[1], min(a[2], self.max_data + 1)) or self._fault(a[2]), offset=a[3])
 
     def _on_writev(self, nid, task, a):
         return self._write_common(nid, task, a[0], lambda: self.read_iov(task.tid, a[1], a[2]))

@@ -119,10 +119,12 @@ function expectedText(point, path) {
 }
 
 /**
- * Render `timeline` into `host`; returns {select(n), selected()}.
- * `prefix` keeps ids unique when several timelines share a page.
+ * Render `timeline` into `host`; returns {select(i), selected(), show(n)} (`show` selects the point
+ * numbered n, "Queda n de N", and says whether it is listed).
+ * `prefix` keeps ids unique when several timelines share a page; `initial`, the number of the point
+ * to select first (the one a message cites), else the first that failed.
  */
-export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
+export function renderTimeline(host, timeline, { prefix = "linha", initial = null } = {}) {
   const points = timeline.points || [];
   const total = timeline.total || points.length; // a long run lists only some of its points
   const listed = points.length;
@@ -255,7 +257,13 @@ export function renderTimeline(host, timeline, { prefix = "linha" } = {}) {
       powerBox),
     table);
   axis.setAttribute("aria-describedby", `${prefix}-intro`);
+  const cited = initial == null ? -1 : points.findIndex((p) => p.n === initial);
   const first = points.findIndex((p) => p.outcome === "falhou");
-  if (listed) select(first >= 0 ? first : 0);
-  return { select, selected: () => points[current] };
+  if (listed) select(cited >= 0 ? cited : first >= 0 ? first : 0);
+  const show = (n) => {
+    const i = points.findIndex((p) => p.n === n);
+    if (i >= 0) select(i);
+    return i >= 0;
+  };
+  return { select, selected: () => points[current], show };
 }

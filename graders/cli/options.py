@@ -1,0 +1,181 @@
+"""The CLI's command line: argparse with every heading and message in Portuguese, and option values
+checked (finite, positive, bounded) before anything starts, so a typo never spoils a batch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+
+from .. import exercises
+
+ALL_EXERCISES = "todos"
+EXIT_USAGE = 2
+# Bounds that keep every value meaningful: a run longer than an hour is a typo, not a limit.
+TIMEOUT_MAX = 3600.0
+MEMORY_MIN, MEMORY_MAX = 64, 1 << 20
+JOBS_MAX = 256
+MAX_OPS_MIN, MAX_OPS_MAX = 100, 10_000_000
+MAX_WRITE_MAX_MB = 4096
+MAX_OUTPUT_MAX_MB = 1024
+FORMATS = ("text", "json", "csv", "planilha", "html")
+
+# argparse's own English messages (Python 3.11–3.13), as patterns, and their Portuguese.
+_TRANSLATIONS = [
+    (r"the following arguments are required: (.*)", r"faltam os argumentos: \1"),
+    (r"argument (\S+): expected one argument", r"a opção \1 precisa de um valor"),
+    (r"argument (\S+): expected at most one argument", r"a opção \1 aceita no máximo um valor"),
+    (r"argument (\S+): expected at least one argument", r"a opção \1 precisa de pelo menos um valor"),
+    (r"argument (\S+): expected (\d+) arguments?", r"a opção \1 precisa de \2 valores"),
+    (r"argument (\S+): invalid choice: (.*) \(choose from (.*)\)", r"valor inválido para \1: \2 (escolha entre \3)"),
+    (r"argument (\S+): invalid (\S+) value: (.*)", r"valor inválido para \1: \3"),
+    (r"argument (\S+): not allowed with argument (\S+)", r"a opção \1 não pode ser usada junto com \2"),
+    (r"argument (\S+): ignored explicit argument (.*)", r"a opção \1 não aceita o valor \2"),
+    (r"argument (\S+): (.*)", r"valor inválido para \1: \2"),
+    (r"unrecognized arguments: (.*)", r"opções desconhecidas: \1"),
+    (r"ambiguous option: (\S+) could match (.*)", r"opção ambígua: \1 pode ser \2"),
+    (r"one of the arguments (.*) is required", r"é preciso uma das opções \1"),
+]
+
+
+def translate(message: str) -> str:
+    """argparse's English error message in Portuguese (unknown ones pass through unchanged)."""
+    for pattern, replacement in _TRANSLATIONS:
+        match = re.fullmatch(pattern, message, flags=re.S)
+        if match:
+            return match.expand(replacement)
+    return message
+
+
+class _Formatter(argparse.HelpFormatter):
+    def add_usage(self, usage, actions, groups, prefix=None):
+        super().add_usage(usage, actions, groups, prefix="uso: " if prefix is None else prefix)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with its headings and messages in Portuguese and exit code 2 for usage errors."""
+
+    def __init__(self, **kwargs):
+        super().__init__(formatter_class=_Formatter, add_help=False, **kwargs)
+        self._positionals.title = "argumentos"
+        self._optionals.title = "opções"
+        self.add_argument("-h", "--help", action="help", help="mostra esta ajuda e sai")
+
+    def error(self, message):
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"erro: {translate(message)}\n")
+
+
+def _number(text: str) -> float:
+    try:
+        return float(text.strip().replace(",", "."))  # "2,5" is how a pt-BR instructor writes 2.5
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} não é um número") from None
+
+
+def _seconds(text: str) -> float:
+    value = _number(text)
+    if not math.isfinite(value) or value <= 0 or value > TIMEOUT_MAX:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} não serve: use um número de segundos maior que 0 e no máximo {TIMEOUT_MAX:.0f}")
+    return value
+
+
+def _bounded_int(low: int, high: int, unit: str):
+    def parse(text: str) -> int:
+        value = _number(text)
+        if not math.isfinite(value) or value != int(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} não serve: use um número inteiro de {low} a {high}{unit}")
+        return int(value)
+    return parse
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = Parser(
+        prog="python -m graders",
+        description="Corrige submissões dos exercícios da Lição 2 (checkpoints), cada uma isolada num processo.",
+        epilog="Código de saída: 0 se tudo passou; 1 se algum critério falhou; 2 para erro de uso ou se nenhum "
+               "arquivo pôde ser corrigido; 3 se algum arquivo não pôde ser corrigido (ilegível ou parado por um "
+               "limite do corretor) e os outros foram; 130 se a correção foi interrompida (Ctrl+C).",
+    )
+    parser.add_argument("exercise", metavar="EXERCICIO",
+                        help=f"um de: {', '.join(exercises.EXERCISE_IDS)}; ou {ALL_EXERCISES}: cada exercício "
+                             "encontrado em cada arquivo exportado")
+    parser.add_argument("files", metavar="ARQUIVO", nargs="+",
+                        help=".py (código), .json (respostas exportadas pelo site) ou uma pasta (lida com as subpastas)")
+    parser.add_argument("--format", choices=FORMATS, default="text",
+                        help="formato da saída (padrão: text; csv: para programas; planilha: CSV que uma planilha "
+                             "em português abre direto; html: um relatório da turma num arquivo só)")
+    parser.add_argument("--timeout", metavar="SEGUNDOS", type=_seconds, default=10.0,
+                        help=f"limite de tempo de cada execução do código do aluno, em segundos (padrão: 10; "
+                             f"máximo: {TIMEOUT_MAX:.0f})")
+    parser.add_argument("--memory", metavar="MB", type=_bounded_int(MEMORY_MIN, MEMORY_MAX, " MB"), default=1024,
+                        help="memória máxima por submissão, em MB (padrão: 1024)")
+    parser.add_argument("--jobs", metavar="N", type=_bounded_int(1, JOBS_MAX, ""), default=os.cpu_count() or 1,
+                        help="submissões corrigidas ao mesmo tempo (padrão: o número de processadores)")
+    parser.add_argument("--max-ops", metavar="N", type=_bounded_int(MAX_OPS_MIN, MAX_OPS_MAX, ""), default=20_000,
+                        help="limite do corretor: chamadas de arquivo registradas por execução (padrão: 20000)")
+    parser.add_argument("--max-escrita", metavar="MB", type=_bounded_int(1, MAX_WRITE_MAX_MB, " MB"), default=16,
+                        help="limite do corretor: MB gravados por execução (padrão: 16)")
+    parser.add_argument("--max-saida", metavar="MB", type=_bounded_int(1, MAX_OUTPUT_MAX_MB, " MB"), default=1,
+                        help="limite do corretor: MB impressos por execução (padrão: 1)")
+    parser.add_argument(
+        "--isolamento", choices=("auto", "estrito", "reduzido"), default="auto",
+        help="auto: usa o bubblewrap quando funciona, senão avisa e segue com isolamento reduzido; "
+             "estrito: recusa corrigir sem o bubblewrap; reduzido: não usa o bubblewrap (padrão: auto)",
+    )
+    progress = parser.add_mutually_exclusive_group()
+    progress.add_argument("--progress", dest="progress", action="store_true", default=None,
+                          help="mostra a barra de progresso (padrão: só num terminal, com mais de 5 arquivos)")
+    progress.add_argument("--no-progress", dest="progress", action="store_false", help="esconde a barra de progresso")
+    return parser
+
+
+def _takes_value(parser: argparse.ArgumentParser) -> tuple[set[str], set[str]]:
+    takes, known = set(), set()
+    for action in parser._actions:  # noqa: SLF001 - the option strings argparse itself knows
+        known |= set(action.option_strings)
+        if action.nargs != 0:
+            takes |= set(action.option_strings)
+    return takes, known
+
+
+def files_first(argv: list[str], parser: argparse.ArgumentParser) -> list[str]:
+    """A file named like an option (`-aluno.py`) is a file: every positional goes after `--`."""
+    takes_value, known = _takes_value(parser)
+    options, positionals = [], []
+    items = iter(argv)
+    for item in items:
+        if item == "--":
+            positionals.extend(items)
+        elif item.split("=", 1)[0] in known:
+            value = next(items, None) if item in takes_value else None
+            # `--timeout=-inf`: joined, a value that looks like an option is still this option's value.
+            options.append(item if value is None else f"{item}={value}")
+        elif item.startswith("-") and not os.path.lexists(item) and not _is_number(item):
+            options.append(item)  # an unknown option: argparse says so
+        else:
+            positionals.append(item)
+    return options + ["--", *positionals]
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+        return True
+    except ValueError:
+        return False
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The parsed arguments, or exit 2 with a Portuguese message."""
+    parser = build_parser()
+    args = parser.parse_args(files_first(argv, parser))
+    if args.exercise != ALL_EXERCISES and args.exercise not in exercises.EXERCISE_IDS:
+        parser.print_usage(sys.stderr)
+        parser.exit(EXIT_USAGE, f"erro: exercício desconhecido {args.exercise!r}; use um de: "
+                                f"{', '.join(exercises.EXERCISE_IDS)} ou {ALL_EXERCISES}\n")
+    return args
