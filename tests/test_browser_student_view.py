@@ -4,6 +4,8 @@ in a real headless Chromium, at a phone's width (390 px) and a desktop's, in the
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import unicodedata
 
 import pytest
@@ -343,7 +345,7 @@ def test_written_answers_of_unticked_options_are_kept_but_not_exported(lesson):
 # --- the student's name (issue 18) --------------------------------------------------------------
 
 @pytest.mark.parametrize("palette", ["light", "dark"])
-def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, palette):
+def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, palette, tmp_path):
     context = browser.new_context(viewport=PHONE, accept_downloads=True, color_scheme=palette)
     page = context.new_page()
     try:
@@ -356,10 +358,22 @@ def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, pal
         page.reload()
         field = page.get_by_label("Seu nome ou número de matrícula")
         assert field.input_value() == "  Ana Júlia Conceição-D'Ávila 2B "  # kept in this browser, editable
-        name, doc = export(page)
+        page.evaluate("code => localStorage.setItem('licao-2/exercicio/nivel-2', JSON.stringify({version: 1, answers: {}, code}))",
+                      STARTER)
+        with page.expect_download() as info:
+            page.get_by_role("button", name="Exportar respostas").click()
+        name = info.value.suggested_filename
+        path = tmp_path / name
+        info.value.save_as(path)
+        doc = json.loads(path.read_text(encoding="utf-8"))
         assert name == "respostas-licao-2-ana-julia-conceicao-d-avila-2b.json"
         assert doc["student"] == "Ana Júlia Conceição-D'Ávila 2B"
         assert doc["format"] == "checkpoints-licao-2/respostas" and doc["version"] == 2
+        # The CLI names the student beside the file (the contract agreed with it).
+        run = subprocess.run([sys.executable, "-m", "graders", "nivel-2", str(path), "--format", "json"],
+                             capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert run.returncode in (0, 1), run.stderr
+        assert json.loads(run.stdout)["submissions"][0]["student"] == "Ana Júlia Conceição-D'Ávila 2B"
         field.fill("x" * 130)
         _, doc = export(page)
         assert len(doc["student"]) <= 120
