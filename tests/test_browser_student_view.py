@@ -203,6 +203,7 @@ def test_crash_table_results_are_buttons_on_screen(torn_verdict, name, viewport,
     box = table.bounding_box()
     assert box["x"] >= 0 and box["x"] + box["width"] <= width, f"the table must be swiped to see it all ({name}): {box}"
     assert page.evaluate("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
+    assert table.locator("thead").evaluate(BROKEN_WORDS) == [], "a header is broken inside a word"
     buttons = details.locator(".crash-timeline__show")
     assert buttons.count() > 3
     for button in [buttons.first, buttons.last]:
