@@ -5,9 +5,10 @@ Schema (also in the README):
   {"path": "checkpoint.json", "total_ops": N, "groups": ["início", "A1", "ferramenta 1", ...],
    "power_loss": "advice"|"graded",
    "points": [{"n", "op", "torn_at", "kind", "group", "where", "outcome": "ok"|"falhou",
-               "criterion": null|"escrita-atomica"|"ponto-a", "message", "expected", "expected_json", "disk": i,
+               "criterion": null|"escrita-atomica"|"ponto-a", "message", "expected", "expected_json": i|null, "disk": i,
                "power": {"outcome", "message", "disk": i} | null}],
-   "disks": [{"exists", "bytes", "text", "json": pretty JSON or null, "cut": bool}]}
+   "disks": [{"exists", "bytes", "text", "json": pretty JSON or null, "cut": bool}],
+   "expectations": [indented JSON text]}   (each shown once, like the disks: a report stays small)
 """
 
 from __future__ import annotations
@@ -98,6 +99,17 @@ def describe(judge, power_graded: bool = False) -> dict | None:
             disks.append(_disk(content))
         return seen[key]
 
+    expectations: list[str] = []
+    seen_expected: dict = {}
+
+    def expected_index(text):
+        if text is None:
+            return None
+        if text not in seen_expected:
+            seen_expected[text] = len(expectations)
+            expectations.append(text)
+        return seen_expected[text]
+
     points, latest = [], None
     listed = _listed(judge)
     for point in judge.points:
@@ -118,12 +130,13 @@ def describe(judge, power_graded: bool = False) -> dict | None:
             "n": point.n, "op": point.op, "torn_at": state.torn_at, "kind": _kind(state, judge),
             "group": point.group, "where": point.where, "outcome": "falhou" if criterion else "ok",
             "criterion": criterion, "message": message, "expected": _expected(judge, point, latest),
-            "expected_json": _expected_json(judge, point, latest),
+            "expected_json": expected_index(_expected_json(judge, point, latest)),
             "disk": disk_index(state.content), "power": power,
         })
     order = list(dict.fromkeys(p["group"] for p in points))
     return {"path": judge.shown, "total_ops": judge.total_ops, "total": judge.total, "groups": order,
-            "power_loss": "graded" if power_graded else "advice", "points": points, "disks": disks}
+            "power_loss": "graded" if power_graded else "advice", "points": points, "disks": disks,
+            "expectations": expectations}
 
 
 def _listed(judge) -> set[int]:

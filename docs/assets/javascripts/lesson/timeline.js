@@ -113,8 +113,9 @@ function diskNote(disk) {
   return `Não é um JSON completo (${bytes(disk.bytes)}): json.loads falharia. O que ficou, até onde o arquivo acaba${relaid}:`;
 }
 
-function expectedText(point, path) {
-  if (point.expected_json != null) return point.expected_json;
+function expectedText(point, timeline) {
+  const path = timeline.path;
+  if (point.expected_json != null) return timeline.expectations[point.expected_json];
   return `(nenhum ${path} completo ainda: a retomada começa do zero)`;
 }
 
@@ -167,8 +168,8 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
     found.dataset.torn = String(disk.exists && disk.json == null);
     expected.replaceChildren(rich(point.expected));
     // Older data (a report made before `expected_json`) has the prose only.
-    expectedDisk.hidden = !("expected_json" in point);
-    fillLines(expectedDisk, expectedText(point, timeline.path));
+    expectedDisk.hidden = !("expected_json" in point && Array.isArray(timeline.expectations));
+    fillLines(expectedDisk, expectedText(point, timeline));
     const power = point.power;
     powerBox.hidden = !power;
     if (power) {
