@@ -5,9 +5,10 @@ Schema (also in the README):
   {"path": "checkpoint.json", "total_ops": N, "groups": ["início", "A1", "ferramenta 1", ...],
    "power_loss": "advice"|"graded",
    "points": [{"n", "op", "torn_at", "kind", "group", "where", "outcome": "ok"|"falhou",
-               "criterion": null|"escrita-atomica"|"ponto-a", "message", "expected", "disk": i,
+               "criterion": null|"escrita-atomica"|"ponto-a", "message", "expected", "expected_json": i|null, "disk": i,
                "power": {"outcome", "message", "disk": i} | null}],
-   "disks": [{"exists", "bytes", "text", "json": pretty JSON or null, "cut": bool}]}
+   "disks": [{"exists", "bytes", "text", "json": pretty JSON or null, "cut": bool}],
+   "expectations": [indented JSON text]}   (each shown once, like the disks: a report stays small)
 """
 
 from __future__ import annotations
@@ -62,6 +63,29 @@ def _expected(judge, point, latest) -> str:
     return f"Um checkpoint completo já gravado — o mais recente tinha {summary}."
 
 
+def _indent(text: str, pad: str) -> str:
+    return text.replace("\n", "\n" + pad)
+
+
+def _expected_json(judge, point, latest) -> str | None:
+    """What the protocol expects on disk at this point, in the form the disk is shown (indented JSON), so
+    the two can be compared line by line: the whole checkpoint where it is known, else the fields the
+    protocol checks, "…" standing for the rest; None where no file at all is what a resume should find."""
+    state = point.state
+    if state.kind == TOOL:
+        pending = judge.expected_pending((state.event.payload or {}).get("name"))
+        return "{\n  …,\n  \"pendingToolUse\": " + _indent(json.dumps(pending, ensure_ascii=False, indent=2), "  ") + "\n}"
+    if state.kind == MODEL and 1 <= state.served < len(judge.responses):
+        block = judge.tool_uses[state.served - 1]
+        result = {"type": "tool_result", "tool_use_id": block["id"], "content": judge.tool_results[block["name"]]}
+        message = json.dumps({"role": "user", "content": [result]}, ensure_ascii=False, indent=2)
+        return ("{\n  …,\n  \"messages\": [\n    …,\n    " + _indent(message, "    ") +
+                "\n  ],\n  \"pendingToolUse\": null\n}")[:SHOWN]
+    if latest is None:
+        return None
+    return json.dumps(latest, ensure_ascii=False, indent=2)[:SHOWN]
+
+
 def describe(judge, power_graded: bool = False) -> dict | None:
     if not judge.points:
         return None
@@ -74,6 +98,17 @@ def describe(judge, power_graded: bool = False) -> dict | None:
             seen[key] = len(disks)
             disks.append(_disk(content))
         return seen[key]
+
+    expectations: list[str] = []
+    seen_expected: dict = {}
+
+    def expected_index(text):
+        if text is None:
+            return None
+        if text not in seen_expected:
+            seen_expected[text] = len(expectations)
+            expectations.append(text)
+        return seen_expected[text]
 
     points, latest = [], None
     listed = _listed(judge)
@@ -95,11 +130,13 @@ def describe(judge, power_graded: bool = False) -> dict | None:
             "n": point.n, "op": point.op, "torn_at": state.torn_at, "kind": _kind(state, judge),
             "group": point.group, "where": point.where, "outcome": "falhou" if criterion else "ok",
             "criterion": criterion, "message": message, "expected": _expected(judge, point, latest),
+            "expected_json": expected_index(_expected_json(judge, point, latest)),
             "disk": disk_index(state.content), "power": power,
         })
     order = list(dict.fromkeys(p["group"] for p in points))
     return {"path": judge.shown, "total_ops": judge.total_ops, "total": judge.total, "groups": order,
-            "power_loss": "graded" if power_graded else "advice", "points": points, "disks": disks}
+            "power_loss": "graded" if power_graded else "advice", "points": points, "disks": disks,
+            "expectations": expectations}
 
 
 def _listed(judge) -> set[int]:

@@ -14,15 +14,55 @@ function node(tag, attrs = {}, ...children) {
   return element;
 }
 
-/** A hexdump, 16 bytes a line: offset, bytes in hex, and the bytes as text (· where not printable). */
-function hexdump(bytes, start = 0) {
+/** Byte length of the UTF-8 sequence `lead` starts (0: not a lead byte). */
+function sequenceLength(lead) {
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  if (lead >= 0xf0 && lead <= 0xf4) return 4;
+  return 0;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * The text column of a hexdump for `bytes` (the whole dump, so a letter may straddle two rows): one
+ * entry per byte. A printable ASCII byte is itself; a complete UTF-8 sequence shows its decoded letter
+ * at its first byte and nothing at the others (so "ú" reads "ú", not "··"); anything else, "·" (a
+ * control byte, or a sequence the cut left unfinished).
+ */
+function textColumn(bytes) {
+  const cells = new Array(bytes.length).fill("·");
+  for (let i = 0; i < bytes.length; i += 1) {
+    const b = bytes[i];
+    if (b >= 32 && b < 127) {
+      cells[i] = String.fromCharCode(b);
+      continue;
+    }
+    const length = sequenceLength(b);
+    if (!length || i + length > bytes.length) continue;
+    let letter;
+    try {
+      letter = utf8.decode(new Uint8Array(bytes.slice(i, i + length)));
+    } catch {
+      continue; // not a well-formed sequence: its bytes stay "·"
+    }
+    if (/\p{C}/u.test(letter)) continue; // invisible or control characters read as "·"
+    cells[i] = letter;
+    for (let k = 1; k < length; k += 1) cells[i + k] = "";
+    i += length - 1;
+  }
+  return cells;
+}
+
+/** A hexdump, 16 bytes a line: offset, bytes in hex, and the bytes as text (decoded UTF-8; · where not printable). */
+export function hexdump(bytes, start = 0) {
+  const text = textColumn(bytes);
   const lines = [];
   for (let offset = 0; offset < bytes.length; offset += 16) {
     const row = bytes.slice(offset, offset + 16);
     const at = start + offset;
     const hex = row.map((b) => b.toString(16).padStart(2, "0")).join(" ").padEnd(47);
-    const text = row.map((b) => (b >= 32 && b < 127 ? String.fromCharCode(b) : "·")).join("");
-    lines.push(`${at.toString(16).padStart(4, "0")}  ${hex}  ${text}`);
+    lines.push(`${at.toString(16).padStart(4, "0")}  ${hex}  ${text.slice(offset, offset + 16).join("")}`);
   }
   return lines.join("\n");
 }
@@ -30,9 +70,9 @@ function hexdump(bytes, start = 0) {
 function render(result, host) {
   const rows = result.writers.map((w) => node("tr", { "data-writer": w.id },
     node("th", { scope: "row" }, w.name),
-    node("td", { "data-unreadable": String(w.unreadable) }, `${w.unreadable} de ${w.kills}`),
-    node("td", { "data-power-unreadable": String(w.power.unreadable) }, `${w.power.unreadable} de ${w.power.kills}`),
-    node("td", {}, String(w.absent))));
+    node("td", { class: "torn-demo__count", "data-unreadable": String(w.unreadable) }, `${w.unreadable} de ${w.kills}`),
+    node("td", { class: "torn-demo__count", "data-power-unreadable": String(w.power.unreadable) }, `${w.power.unreadable} de ${w.power.kills}`),
+    node("td", { class: "torn-demo__count" }, String(w.absent))));
   const table = node("table", { class: "torn-demo__table" },
     node("caption", {}, "Quedas em momentos sorteados, em cada versão de save_checkpoint (quatro gravações seguidas): " +
       "quantas deixaram o checkpoint.json ilegível"),
@@ -40,7 +80,7 @@ function render(result, host) {
       node("th", { scope: "col" }, "Processo morto"), node("th", { scope: "col" }, "Falta de energia"),
       node("th", { scope: "col" }, "Ainda sem checkpoint"))),
     node("tbody", {}, ...rows));
-  const parts = [table];
+  const parts = [node("div", { class: "torn-demo__table-box" }, table)];
   const torn = result.writers.find((w) => w.example);
   if (torn) {
     parts.push(

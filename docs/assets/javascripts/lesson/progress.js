@@ -21,27 +21,79 @@ export function mountProgress(root = document) {
   }
 }
 
+/** The student's name as exported: trimmed, at most STUDENT_MAX characters ("" for none). Characters
+ * are code points, as Python counts them on the CLI's side (an emoji is one, never half of one). */
+export function studentName(raw = storage.loadStudent()) {
+  return [...String(raw ?? "").trim()].slice(0, storage.STUDENT_MAX).join("").trim();
+}
+
+/** "Ana Júlia da Silva" -> "ana-julia-da-silva": lower case, accents dropped, the rest joined by "-". */
+export function slug(name) {
+  return name.normalize("NFD").replace(/\p{M}+/gu, "").toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
+}
+
+export function exportFileName(name) {
+  const tail = slug(name);
+  return tail ? `respostas-licao-2-${tail}.json` : "respostas-licao-2.json";
+}
+
+/** Written answers for the export: those whose box is hidden (its option unticked) stay only in the record. */
+function shownTexts(record) {
+  const hidden = new Set(Array.isArray(record.hiddenTexts) ? record.hiddenTexts : []);
+  return Object.fromEntries(Object.entries(record.texts ?? {}).filter(([id, text]) => !hidden.has(id) && String(text).trim()));
+}
+
 export function exportAnswers() {
   // Widgets save what is still waiting in their debounce (synchronously) before the file is made.
   document.dispatchEvent(new Event("lesson:flush"));
   const exercises = {};
   for (const [id, record] of Object.entries(storage.peekAll(EXERCISES))) {
     if (!record) continue;
+    const texts = shownTexts(record);
     exercises[id] = {
       answers: record.answers ?? {},
       ...(record.code != null ? { code: record.code } : {}),
-      ...(record.texts && Object.keys(record.texts).length ? { texts: record.texts } : {}),
+      ...(Object.keys(texts).length ? { texts } : {}),
       ...(Array.isArray(record.revealed) && record.revealed.length ? { revealed: record.revealed } : {}),
     };
   }
-  const doc = { format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: new Date().toISOString(), exercises };
+  const student = studentName();
+  const doc = { format: EXPORT_FORMAT, version: EXPORT_VERSION, ...(student ? { student } : {}),
+    exportedAt: new Date().toISOString(), exercises };
   const url = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" }));
-  const link = Object.assign(document.createElement("a"), { href: url, download: "respostas-licao-2.json" });
+  const link = Object.assign(document.createElement("a"), { href: url, download: exportFileName(student) });
   document.body.append(link);
   link.click();
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 1000);
   return doc;
+}
+
+let exportCount = 0;
+
+/** The optional name field: saved as it is typed, the same in every export area of the site. */
+function nameField() {
+  exportCount += 1;
+  const id = `lesson-export-aluno-${exportCount}`;
+  const input = Object.assign(document.createElement("input"), {
+    id, type: "text", name: "aluno", autocomplete: "name", maxLength: storage.STUDENT_MAX, value: storage.loadStudent(),
+    className: "lesson-export__name",
+  });
+  const hint = Object.assign(document.createElement("span"), {
+    id: `${id}-ajuda`, className: "lesson-export__hint",
+    textContent: "Opcional. Vai no arquivo exportado e no nome dele, para o instrutor saber de quem é; fica guardado neste navegador.",
+  });
+  input.setAttribute("aria-describedby", hint.id);
+  input.addEventListener("input", () => {
+    storage.saveStudent(input.value);
+    // Other export areas of the page show the same name.
+    for (const other of document.querySelectorAll(".lesson-export__name")) if (other !== input) other.value = input.value;
+  });
+  const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: "Seu nome ou número de matrícula" });
+  const box = Object.assign(document.createElement("p"), { className: "lesson-export__student" });
+  box.append(label, input, hint);
+  return box;
 }
 
 export function mountExport(root = document) {
@@ -51,9 +103,11 @@ export function mountExport(root = document) {
     button.className = "md-button";
     button.textContent = "Exportar respostas";
     button.addEventListener("click", exportAnswers);
-    host.replaceChildren(button, " ", Object.assign(document.createElement("span"), {
+    const row = document.createElement("p");
+    row.append(button, " ", Object.assign(document.createElement("span"), {
       textContent: "Baixa um arquivo .json com seu código e suas respostas, para entregar ao instrutor.",
     }));
+    host.replaceChildren(nameField(), row);
     host.dataset.mounted = "true";
   }
 }

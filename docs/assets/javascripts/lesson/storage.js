@@ -69,3 +69,29 @@ export function save(exerciseId, fields) {
 export function peekAll(exerciseIds) {
   return Object.fromEntries(exerciseIds.map((id) => [id, peek(id).record]));
 }
+
+// The student's name or id (optional, issue 18): one per browser, shared by every exercise's export.
+const STUDENT_KEY = "licao-2/aluno";
+export const STUDENT_MAX = 120;
+
+/** The name as the student typed it ("" when none was given or storage is off). */
+export function loadStudent() {
+  try {
+    return storage()?.getItem(STUDENT_KEY) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** Saved as typed (trimmed only on export); an empty name removes the key. False when it could not be saved. */
+export function saveStudent(name) {
+  const store = storage();
+  if (!store) return false;
+  try {
+    if (String(name).trim()) store.setItem(STUDENT_KEY, String(name));
+    else store.removeItem(STUDENT_KEY);
+    return true;
+  } catch {
+    return false;
+  }
+}

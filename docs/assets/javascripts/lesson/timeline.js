@@ -37,17 +37,86 @@ function pointName(point, total) {
   return `Queda ${point.n} de ${total}`;
 }
 
+/**
+ * A JSON text that may stop anywhere (a torn file), laid out as json.dumps(indent=2) would: what a cut
+ * file holds, in the same form as a complete one beside it. Characters are kept; only layout changes.
+ */
+export function indentJson(text) {
+  let out = "";
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  const newline = () => "\n" + "  ".repeat(depth);
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text[i];
+    if (inString) {
+      out += c;
+      if (escaped) escaped = false;
+      else if (c === "\\") escaped = true;
+      else if (c === '"') inString = false;
+    } else if (c === '"') {
+      inString = true;
+      out += c;
+    } else if (c === "{" || c === "[") {
+      const close = c === "{" ? "}" : "]";
+      const next = text.slice(i + 1).trimStart()[0];
+      if (next === close) {
+        out += c + close; // an empty {} or [] stays on its line
+        i = text.indexOf(close, i + 1);
+        continue;
+      }
+      depth += 1;
+      out += c + newline();
+    } else if (c === "}" || c === "]") {
+      depth = Math.max(0, depth - 1);
+      out += newline() + c;
+    } else if (c === ",") {
+      out += c + newline();
+    } else if (c === ":") {
+      out += ": ";
+    } else if (!/\s/.test(c)) {
+      out += c;
+    }
+  }
+  return out;
+}
+
+/** A file written on one line (json.dump without indent) is laid out like the indented JSON beside it. */
+function laidOut(text) {
+  return text.includes("\n") ? text : indentJson(text).trimEnd();
+}
+
+/**
+ * A file's text into `pre`, a block per line: a line too long for the pane continues under its own
+ * first character (as in the editor), so the JSON's nesting still reads in a narrow pane.
+ */
+function fillLines(pre, text) {
+  pre.replaceChildren(...text.split("\n").map((line) => {
+    const span = node("span", { class: "crash-timeline__line" }, line);
+    const indent = line.length - line.trimStart().length;
+    if (indent) span.style.setProperty("--hang", `${indent}ch`);
+    return span;
+  }));
+}
+
 function diskText(disk, path) {
   if (!disk.exists) return `(não havia nenhum ${path} em disco)`;
   if (disk.json != null) return disk.json + (disk.cut ? "\n… [cortado]" : "");
   if (!disk.bytes) return "(arquivo vazio: 0 bytes)";
-  return disk.text + (disk.cut ? "… [cortado]" : "");
+  return laidOut(disk.text) + (disk.cut ? "… [cortado]" : "");
 }
 
 function diskNote(disk) {
   if (!disk.exists) return "Arquivo ausente.";
   if (disk.json != null) return `JSON completo (${bytes(disk.bytes)}), abre na retomada:`;
-  return `Não é um JSON completo (${bytes(disk.bytes)}): json.loads falharia. Os bytes, como ficaram:`;
+  const relaid = disk.text.includes("\n") ? "" : " (em linhas, para comparar; o conteúdo é o mesmo)";
+  return `Não é um JSON completo (${bytes(disk.bytes)}): json.loads falharia. O que ficou, até onde o arquivo acaba${relaid}:`;
+}
+
+function expectedText(point, timeline) {
+  const path = timeline.path;
+  if (point.expected_json != null) return timeline.expectations[point.expected_json];
+  return `(nenhum ${path} completo ainda: a retomada começa do zero)`;
 }
 
 /**
@@ -67,7 +136,8 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
   const message = node("p", { class: "crash-timeline__message" });
   const found = node("pre", { class: "crash-timeline__disk", tabindex: "0" });
   const foundNote = node("p", { class: "crash-timeline__note" });
-  const expected = node("p", { class: "crash-timeline__expected" });
+  const expected = node("p", { class: "crash-timeline__note crash-timeline__expected" });
+  const expectedDisk = node("pre", { class: "crash-timeline__disk crash-timeline__disk--expected", tabindex: "0" });
   const powerWhere = node("p", { class: "crash-timeline__power-where" });
   const powerNote = node("p", { class: "crash-timeline__note" });
   const powerFound = node("pre", { class: "crash-timeline__disk", tabindex: "0" });
@@ -94,9 +164,12 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
       node("span", { class: "crash-timeline__badge", "data-outcome": point.outcome }, outcome));
     message.replaceChildren(rich(point.message || "Nada de errado neste ponto: a retomada encontraria o que o protocolo espera."));
     foundNote.textContent = diskNote(disk);
-    found.textContent = diskText(disk, timeline.path);
+    fillLines(found, diskText(disk, timeline.path));
     found.dataset.torn = String(disk.exists && disk.json == null);
     expected.replaceChildren(rich(point.expected));
+    // Older data (a report made before `expected_json`) has the prose only.
+    expectedDisk.hidden = !("expected_json" in point && Array.isArray(timeline.expectations));
+    fillLines(expectedDisk, expectedText(point, timeline));
     const power = point.power;
     powerBox.hidden = !power;
     if (power) {
@@ -107,7 +180,7 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
         rich(power.message || "A falta de energia deixaria o mesmo que o processo morto: nada a temer aqui."));
       powerNote.textContent = power.outcome === "falhou" ? diskNote(powerDisk) : "";
       powerFound.hidden = power.outcome !== "falhou";
-      powerFound.textContent = power.outcome === "falhou" ? diskText(powerDisk, timeline.path) : "";
+      fillLines(powerFound, power.outcome === "falhou" ? diskText(powerDisk, timeline.path) : "");
     }
     live.textContent = `${pointName(point, total)}: ${outcome}. ${point.where}.`;
   }
@@ -148,20 +221,26 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
   }
 
   const powerText = (point) => !point.power ? "—" : point.power.outcome === "falhou" ? (graded ? "falhou" : "aviso") : "ok";
+  // The outcome comes right after the number: on a phone it is on screen without swiping the table.
   const rows = points.map((point, index) => node("tr", { "data-outcome": point.outcome },
-    node("td", {}, String(point.n)), node("td", {}, point.group), node("td", {}, point.where),
-    node("td", {}, node("button", { type: "button", class: "crash-timeline__show", onclick: () => select(index, { focus: true }) },
-      OUTCOME[point.outcome] || point.outcome)),
-    node("td", {}, powerText(point)),
+    node("td", {}, String(point.n)),
+    node("td", {}, node("button", {
+      type: "button", class: "crash-timeline__show", "data-outcome": point.outcome,
+      "aria-label": `${OUTCOME[point.outcome] || point.outcome}: mostrar a queda ${point.n} acima`,
+      onclick: () => select(index, { focus: true }),
+    }, OUTCOME[point.outcome] || point.outcome)),
+    // On a phone the part of the loop goes into the moment's cell (its own column is left out there).
+    node("td", {}, powerText(point)), node("td", {}, point.group),
+    node("td", {}, node("span", { class: "crash-timeline__row-group" }, `${point.group} · `), point.where),
   ));
   const powerFailed = points.filter((p) => p.power && p.power.outcome === "falhou").length;
   const table = node("details", { class: "crash-timeline__table" },
     node("summary", {}, "Ver todas as quedas numa tabela"),
-    node("table", {},
+    node("table", { class: "crash-timeline__rows" },
       node("caption", {}, `Quedas simuladas: ${total}, das quais ${left(failed)} o disco errado`),
-      node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "#"), node("th", { scope: "col" }, "Parte do loop"),
-        node("th", { scope: "col" }, "Momento da queda"), node("th", { scope: "col" }, "Processo morto"),
-        node("th", { scope: "col" }, "Falta de energia"))),
+      node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "#"), node("th", { scope: "col" }, "Processo morto"),
+        node("th", { scope: "col" }, "Falta de energia"), node("th", { scope: "col" }, "Parte do loop"),
+        node("th", { scope: "col" }, "Momento da queda"))),
       node("tbody", {}, ...rows)));
 
   const legend = `Cada marca é um momento em que o processo poderia morrer (${total} no total` +
@@ -175,7 +254,7 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
     node("div", { class: "crash-timeline__detail" }, where, message,
       node("div", { class: "crash-timeline__columns" },
         node("section", {}, node("p", { class: "crash-timeline__heading" }, `O que a retomada encontraria em ${timeline.path}`), foundNote, found),
-        node("section", {}, node("p", { class: "crash-timeline__heading" }, "O que o protocolo esperava ali"), expected)),
+        node("section", {}, node("p", { class: "crash-timeline__heading" }, "O que o protocolo esperava ali"), expected, expectedDisk)),
       powerBox),
     table);
   axis.setAttribute("aria-describedby", `${prefix}-intro`);

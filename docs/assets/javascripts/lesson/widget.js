@@ -10,6 +10,18 @@ const SAVE_DELAY_MS = 400;
 // Widgets of the current page; those left behind by instant navigation are disposed.
 const mounted = new Set();
 const STATE_TEXT = { pendente: "pendente", ok: "ok", falhou: "falhou" };
+const STALE_TEXT = {
+  run: "Os resultados abaixo são de antes da última execução: verifique de novo para atualizá-los.",
+  edit: "Os resultados abaixo são de antes da sua última mudança no código ou nas respostas: verifique de novo para atualizá-los.",
+  error: "A última verificação não chegou ao fim: os resultados abaixo são de uma verificação anterior, de outro código ou de outras respostas.",
+};
+
+/** FNV-1a, 32 bits, in hex: enough to tell "the same code and answers" from "changed" (not a security hash). */
+function fingerprint(text) {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, "0");
+}
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -91,6 +103,7 @@ export class ExerciseWidget {
       fieldset.addEventListener("change", () => {
         this.updateWritings();
         this.scheduleSave();
+        this.checkStale();
       });
     }
     if (record?.texts) this.restoreTexts(record.texts);
@@ -99,7 +112,12 @@ export class ExerciseWidget {
     if (this.data.starter != null) this.mountEditor(record?.code ?? this.data.starter);
     this.mountToolbar();
     this.mountResults();
-    if (record?.lastVerdict) this.renderVerdict(record.lastVerdict, { restored: true });
+    if (record?.lastVerdict) {
+      this.renderVerdict(record.lastVerdict, { restored: true });
+      // A record from before `verdictOf` was saved with the code it last verified, as a rule.
+      this.verdictOf = typeof record.verdictOf === "string" ? record.verdictOf : this.inputsKey();
+      this.checkStale();
+    }
     this.lastSaved = JSON.stringify(this.fields()); // visiting alone writes nothing
     this.unsubscribe = this.runtime.onState((state, detail) => this.onRuntimeState(state, detail));
     // Ctrl+Enter verifies from anywhere in the exercise (the editor handles it itself too).
@@ -154,13 +172,19 @@ export class ExerciseWidget {
 
   // --- written answers (not graded) -------------------------------------------------------
 
-  texts() {
+  /** Every written answer with text, hidden boxes included (`shown`: only those on screen). */
+  texts({ shown = false } = {}) {
     const texts = {};
     for (const box of this.writings) {
       const text = box.querySelector("textarea").value;
-      if (text.trim()) texts[box.dataset.writing] = text;
+      if (text.trim() && !(shown && box.hidden)) texts[box.dataset.writing] = text;
     }
     return texts;
+  }
+
+  /** Written answers kept while their option is unticked: saved, never exported nor graded. */
+  hiddenTexts() {
+    return this.writings.filter((box) => box.hidden && box.querySelector("textarea").value.trim()).map((box) => box.dataset.writing);
   }
 
   restoreTexts(texts) {
@@ -213,7 +237,10 @@ export class ExerciseWidget {
       label: `Código do exercício ${this.data.title}`,
       dark: isDark(),
       coveredTop: headerBottom,
-      onChange: () => this.scheduleSave(),
+      onChange: () => {
+        this.scheduleSave();
+        this.checkStale();
+      },
       onSubmit: () => this.verify(),
     });
     this.editor.view.contentDOM.setAttribute("aria-describedby", help.id);
@@ -265,8 +292,7 @@ export class ExerciseWidget {
   mountResults() {
     const list = this.section.querySelector(".exercise-criteria");
     this.summary = el("p", { class: "exercise-summary", role: "status", "aria-live": "polite" });
-    this.staleNote = el("p", { class: "exercise-stale", hidden: true },
-      "Os resultados abaixo são de antes da última execução: verifique de novo para atualizá-los.");
+    this.staleNote = el("p", { class: "exercise-stale", hidden: true }, STALE_TEXT.run);
     this.disk = el("details", { class: "exercise-disk", hidden: true },
       el("summary", {}, "O que ficou em disco na queda simulada"),
       el("p", { class: "exercise-disk__crash" }),
@@ -306,9 +332,24 @@ export class ExerciseWidget {
   }
 
   /** Results of an earlier run stay on screen, visibly marked as such, until the next verdict. */
-  markStale(stale) {
+  markStale(stale, why = "run") {
     this.section.dataset.stale = String(stale);
+    this.staleWhy = stale ? why : null;
+    this.staleNote.textContent = STALE_TEXT[why];
     this.staleNote.hidden = !stale || !this.summary.textContent;
+  }
+
+  /** What a verdict was given for: the code and the answers (a short fingerprint, kept with the record). */
+  inputsKey() {
+    return fingerprint(JSON.stringify([this.code(), this.answers()]));
+  }
+
+  /** Marks the results old the moment the code or an answer differs from what they were given for. */
+  checkStale() {
+    if (this.busy || !this.verdictOf || this.staleWhy === "error") return;
+    const changed = this.inputsKey() !== this.verdictOf;
+    if (changed) this.markStale(true, "edit");
+    else if (this.staleWhy === "edit") this.markStale(false); // back to exactly what was verified (Ctrl+Z)
   }
 
   renderVerdict(verdict, { restored = false } = {}) {
@@ -356,6 +397,15 @@ export class ExerciseWidget {
     this.summary.dataset.state = "falhou";
   }
 
+  /** A Verificar that gave no verdict (time limit, Parar, an error): the message replaces the summary,
+   * and the previous run's crash views go, so nothing under the message passes for this code's result. */
+  showFailedCheck(text) {
+    this.showError(text);
+    this.renderDisk(null);
+    this.timelineBox.hidden = true;
+    this.markStale(true, "error");
+  }
+
   alert(text) {
     this.alertBox.textContent = text;
     this.alertBox.hidden = false;
@@ -381,23 +431,27 @@ export class ExerciseWidget {
     this.markStale(true);
     this.setBusy(true, this.runtime.state === "ready" ? "Verificando…" : "Carregando Python…");
     const answered = this.answeredCriteria();
+    const inputs = this.inputsKey();
     try {
       const reply = await this.runtime.call({
-        action: "grade", exercise: this.id, code: this.code(), answers: this.answers(), texts: this.texts(),
+        action: "grade", exercise: this.id, code: this.code(), answers: this.answers(), texts: this.texts({ shown: true }),
         revealed: [...this.revealed] });
       if (!reply.ok) {
-        this.showError(reply.error);
+        this.showFailedCheck(reply.error);
         return;
       }
       answered.forEach((id) => this.attempted.add(id));
       this.renderVerdict(reply.verdict);
-      storage.save(this.id, { passed: reply.verdict.passed, lastVerdict: reply.verdict, attempted: [...this.attempted] });
+      this.verdictOf = inputs;
+      storage.save(this.id, { passed: reply.verdict.passed, lastVerdict: reply.verdict, verdictOf: inputs,
+        attempted: [...this.attempted] });
       this.status.textContent = "Verificação concluída.";
     } catch (error) {
-      this.showError(this.explain(error));
+      this.showFailedCheck(this.explain(error));
       this.status.textContent = "";
     } finally {
       this.setBusy(false);
+      this.checkStale(); // typed while the check ran: the new verdict is already behind
       this.returnFocus(origin, this.buttons.verify);
     }
   }
@@ -497,7 +551,10 @@ export class ExerciseWidget {
     const fields = { answers: this.answers() };
     if (this.questions.length) fields.order = this.order;
     if (this.revealed.size) fields.revealed = [...this.revealed];
-    if (this.writings.length) fields.texts = this.texts();
+    if (this.writings.length) {
+      fields.texts = this.texts();
+      fields.hiddenTexts = this.hiddenTexts();
+    }
     if (this.editor) fields.code = this.code();
     return fields;
   }

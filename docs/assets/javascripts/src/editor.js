@@ -1,7 +1,7 @@
 // Entry of the CodeMirror bundle (docs/assets/javascripts/vendor/codemirror.min.js).
 // Rebuilt by `make editor`; the site ships the built file, so no Node is needed to serve it.
-import { EditorView, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
-import { EditorState, Compartment } from "@codemirror/state";
+import { EditorView, ViewPlugin, Decoration, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
+import { EditorState, Compartment, RangeSetBuilder } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from "@codemirror/commands";
 import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, defaultHighlightStyle, HighlightStyle } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
@@ -22,12 +22,60 @@ const darkTheme = [
   syntaxHighlighting(recolour(oneDarkHighlightStyle, { "#e06c75": "#ef8a91", "#c678dd": "#cd8ae2", "#7d8799": "#949cad" })),
 ];
 
+/** Columns of a line's leading indentation (tabs to the next tab stop). */
+function indentColumns(text, tabSize) {
+  let column = 0;
+  for (const ch of text) {
+    if (ch === " ") column += 1;
+    else if (ch === "\t") column += tabSize - (column % tabSize);
+    else break;
+  }
+  return column;
+}
+
+// A wrapped line continues under its own first character, not at column 0: in Python the indentation
+// is the structure, and a wrapped line that restarts at the margin reads as unindented code.
+const hangingDecorations = new Map();
+function hanging(columns) {
+  if (!hangingDecorations.has(columns)) {
+    hangingDecorations.set(columns, Decoration.line({ class: "cm-hanging", attributes: { style: `--hang: ${columns}ch` } }));
+  }
+  return hangingDecorations.get(columns);
+}
+
+const hangingIndent = [
+  ViewPlugin.fromClass(class {
+    constructor(view) {
+      this.decorations = this.build(view);
+    }
+
+    update(update) {
+      if (update.docChanged || update.viewportChanged) this.decorations = this.build(update.view);
+    }
+
+    build(view) {
+      const builder = new RangeSetBuilder();
+      for (const { from, to } of view.visibleRanges) {
+        for (let pos = from; pos <= to;) {
+          const line = view.state.doc.lineAt(pos);
+          const columns = indentColumns(line.text, view.state.tabSize);
+          if (columns && columns < line.length) builder.add(line.from, line.from, hanging(columns));
+          pos = line.to + 1;
+        }
+      }
+      return builder.finish();
+    }
+  }, { decorations: (plugin) => plugin.decorations }),
+  // The line's padding grows by its indentation and its first row moves back by as much.
+  EditorView.baseTheme({ ".cm-line.cm-hanging": { paddingLeft: "calc(var(--hang) + 6px)", textIndent: "calc(-1 * var(--hang))" } }),
+];
+
 /**
  * A Python editor. `label` names it for screen readers; `onChange(text)` fires on edits;
  * `onSubmit()` on Ctrl/Cmd+Enter. Tab indents; Escape then Tab leaves the editor.
  * `coveredTop()` gives the pixels at the top of the window hidden by a sticky header, so the
- * cursor (and "go to line") is never scrolled under it. Long lines wrap: no sideways scrolling
- * on a phone.
+ * cursor (and "go to line") is never scrolled under it. Long lines wrap (no sideways scrolling
+ * on a phone), each continuing at its own indentation.
  */
 export function createEditor(parent, { doc = "", label = "Editor de código", dark = false, coveredTop = () => 0, onChange, onSubmit } = {}) {
   const theme = new Compartment();
@@ -50,6 +98,7 @@ export function createEditor(parent, { doc = "", label = "Editor de código", da
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         theme.of(dark ? darkTheme : lightTheme),
         EditorView.lineWrapping,
+        hangingIndent,
         EditorView.scrollMargins.of(() => ({ top: coveredTop() })),
         // In the tab order explicitly, so the scrolling editor counts as reachable by keyboard.
         EditorView.contentAttributes.of({ "aria-label": label, tabindex: "0" }),
