@@ -19,7 +19,7 @@ NEAR = "quase idêntico"
 
 # Fewer tokens of a student's own than this, beyond the starter, is too little to call anything a copy.
 MIN_OWN_TOKENS = 30
-# Fingerprints are hashes of this many consecutive tokens (MOSS's k-grams).
+# Fingerprints are runs of this many consecutive tokens (MOSS's k-grams).
 KGRAM = 8
 # A k-gram present in more than this share of the class is what everyone writes, not a copy's trace.
 COMMON_SHARE = 0.3
@@ -117,8 +117,8 @@ def _name(name: str, names: dict) -> str:
 
 
 def _own_count(tokens: list, starter_grams: set) -> int:
-    """How many tokens a student wrote beyond the starter: those in no k-gram the starter also has."""
-    tokens = _generic(tokens)
+    """How many tokens (generic, see `_generic`) a student wrote beyond the starter: those in no
+    k-gram the starter also has."""
     covered = [False] * len(tokens)
     for i in range(len(tokens) - KGRAM + 1):
         if tuple(tokens[i:i + KGRAM]) in starter_grams:
@@ -132,8 +132,7 @@ def _generic(tokens: list) -> list:
     return [_GENERIC_NAME.sub("v", token) for token in tokens]
 
 
-def _kgrams(tokens: list) -> set:
-    generic = _generic(tokens)
+def _kgrams(generic: list) -> set:
     return {tuple(generic[i:i + KGRAM]) for i in range(len(generic) - KGRAM + 1)}
 
 
@@ -150,7 +149,7 @@ def find_similar(codes: dict, starter: str | None = None) -> list:
     order = {label: i for i, label in enumerate(codes)}
     starter_tokens = _tokens(starter) if starter else None
     starter_digest = _digest(starter_tokens) if starter_tokens else None
-    starter_grams = _kgrams(starter_tokens) if starter_tokens else set()
+    starter_grams = _kgrams(_generic(starter_tokens)) if starter_tokens else set()
 
     # One unit per distinct normalised tree: identical copies are one piece of evidence, not many.
     units: dict = {}
@@ -163,9 +162,10 @@ def find_similar(codes: dict, starter: str | None = None) -> list:
             continue
         unit = units.get(digest)
         if unit is None:
-            if _own_count(tokens, starter_grams) < MIN_OWN_TOKENS:
+            generic = _generic(tokens)
+            if _own_count(generic, starter_grams) < MIN_OWN_TOKENS:
                 continue
-            unit = units[digest] = {"labels": [], "grams": _kgrams(tokens) - starter_grams}
+            unit = units[digest] = {"labels": [], "grams": _kgrams(generic) - starter_grams}
         unit["labels"].append(label)
 
     groups = [
