@@ -5,8 +5,10 @@ Everything else the site needs is done here, on the finished folder, by plain Py
 
 1. vendor the pinned Pyodide runtime from node_modules/ into `pyodide/` (no CDN);
 2. pack the graders and the exercise files into `assets/python/lesson.zip` (the page's Python);
-3. tag every page: whether the service worker is on (a meta tag offline.js reads) and, on pages
-   with exercises, the inline script that starts Python first thing in <head>;
+3. tag every page: whether the service worker is on (a meta tag offline.js reads), the first
+   paint's palette (palette_first_paint.js), the theme's script deferred and, on pages with
+   exercises, the inline script that starts Python first thing in <head> and the theme's script
+   loaded at the reader's first gesture (theme_on_demand.js);
 4. write the build's fingerprint and file list into `sw.js` (last: it hashes all of the above);
 5. check the result: every exercise of the Markdown rendered, Pyodide complete, `sw.js`
    fingerprinted, every page tagged, no Python source published, nothing loaded from another origin.
@@ -137,11 +139,27 @@ EARLY_PYTHON = (
     " addEventListener('load', painted); })();</script>"
 )
 CHARSET = '<meta charset="utf-8">'
+HERE = Path(__file__).resolve().parent
 # The theme's script closes <body> without `defer`: the browser may not paint the text before it
-# has run (Lighthouse counts ~0.8 s on a phone). Deferred, it still runs before the page's module
-# scripts (same document order), which rely on its `document$`.
+# has run. Deferred, it still runs before the page's module scripts (same document order). On pages
+# with exercises it waits for the reader's first gesture instead (theme_on_demand.js): there it is
+# ~1.5 s of a phone's main thread that neither the text nor Python's start needs (see README).
 THEME_BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
+THEME_DEFERRED = re.compile(r'<script defer src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
+THEME_ON_DEMAND_MARK = "window.__lessonTheme"
+# Right after the theme's own palette script (which applies only a stored palette), ours paints a
+# first visit with the palette the theme will choose (palette_first_paint.js).
+THEME_PALETTE = re.compile(r'<script>var palette=__md_get\("__palette"\);.*?</script>')
+PALETTE_MARK = "/* The theme picks the palette"
 EXERCISE_SECTION = '<section class="exercise"'
+
+
+def inline_script(name: str) -> str:
+    return "<script>" + (HERE / name).read_text(encoding="utf-8").strip() + "</script>"
+
+
+def theme_on_demand(bundle_url: str) -> str:
+    return inline_script("theme_on_demand.js").replace("%s", json.dumps(bundle_url), 1)
 
 
 def pages(site: Path) -> list[Path]:
@@ -159,8 +177,14 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
         html = SW_META.sub(tag, html, count=1)
     elif "</head>" in html:
         html = html.replace("</head>", tag + "\n</head>", 1)
-    html = THEME_BUNDLE.sub(r'<script defer src="\1"></script>', html, count=1)
-    if EXERCISE_SECTION in html and EARLY_PYTHON_MARK not in html:
+    exercises = EXERCISE_SECTION in html
+    if exercises:
+        html = THEME_BUNDLE.sub(lambda m: theme_on_demand(m.group(1)), html, count=1)
+    else:
+        html = THEME_BUNDLE.sub(r'<script defer src="\1"></script>', html, count=1)
+    if PALETTE_MARK not in html:
+        html = THEME_PALETTE.sub(lambda m: m.group(0) + inline_script("palette_first_paint.js"), html, count=1)
+    if exercises and EARLY_PYTHON_MARK not in html:
         script = EARLY_PYTHON % json.dumps(relative_url(PYTHON_WORKER, page_rel))
         if CHARSET in html:
             html = html.replace(CHARSET, CHARSET + "\n" + script, 1)
@@ -287,9 +311,14 @@ def check(root: Path, site: Path, service_worker: bool) -> None:
         html = page.read_text(encoding="utf-8")
         if f'<meta name="lesson-service-worker" content="{state}">' not in html:
             problems.append(f"{rel} sem a marca do service worker")
+        exercises = EXERCISE_SECTION in html
         if THEME_BUNDLE.search(html):
             problems.append(f"{rel} carrega o script do tema sem defer")
-        if EXERCISE_SECTION in html and EARLY_PYTHON_MARK not in html:
+        if exercises and (THEME_DEFERRED.search(html) or THEME_ON_DEMAND_MARK not in html):
+            problems.append(f"{rel} tem exercícios, mas carrega o script do tema antes do primeiro gesto do leitor")
+        if THEME_PALETTE.search(html) and PALETTE_MARK not in html:
+            problems.append(f"{rel} pinta a primeira visita com a paleta errada (falta palette_first_paint.js)")
+        if exercises and EARLY_PYTHON_MARK not in html:
             problems.append(f"{rel} tem exercícios, mas não inicia o Python no <head>")
         match = FOREIGN_LOAD.search(html)
         if match:

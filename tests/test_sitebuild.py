@@ -109,6 +109,37 @@ def test_the_check_refuses_a_page_that_loads_from_another_origin(site_copy):
         step.finish(site_copy, service_worker=True)
 
 
+def test_the_theme_waits_for_a_gesture_on_pages_with_exercises_and_is_deferred_elsewhere(site_dir):
+    lesson = (site_dir / "licao-2" / "index.html").read_text(encoding="utf-8")
+    home = (site_dir / "index.html").read_text(encoding="utf-8")
+    bundle = re.search(r'"(\.\./assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"', lesson)
+    assert bundle and (site_dir / "licao-2" / bundle.group(1)).resolve().is_file()
+    assert step.THEME_ON_DEMAND_MARK in lesson and "bundle." not in "".join(re.findall(r"<script[^>]*src=[^>]*>", lesson))
+    assert re.search(r'<script defer src="assets/javascripts/bundle\.[0-9a-f]+\.min\.js"></script>', home)
+    assert step.THEME_ON_DEMAND_MARK not in home
+    for html in (lesson, home):  # the first paint's palette, right after the theme's own palette script
+        assert html.count(step.PALETTE_MARK) == 1
+        assert re.search(step.THEME_PALETTE.pattern + r"<script>/\* The theme picks the palette", html)
+
+
+def test_the_check_refuses_a_lesson_that_loads_the_theme_before_a_gesture(site_copy):
+    page = site_copy / "licao-2" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    loader = re.search(r"<script>/\* The theme's script \(mkdocs-material's bundle\).*?</script>", html, re.S)
+    url = json.loads(re.search(r'\}\)\(("[^"]+")\);', loader.group(0)).group(1))
+    page.write_text(html.replace(loader.group(0), f'<script defer src="{url}"></script>'), encoding="utf-8")
+    with pytest.raises(step.BuildError, match="antes do primeiro gesto"):
+        step.check(ROOT, site_copy, True)
+
+
+def test_the_check_refuses_a_page_painted_with_the_builders_palette(site_copy):
+    page = site_copy / "index.html"
+    html = page.read_text(encoding="utf-8")
+    page.write_text(re.sub(r"<script>/\* The theme picks the palette.*?</script>", "", html, flags=re.S), encoding="utf-8")
+    with pytest.raises(step.BuildError, match="paleta errada"):
+        step.check(ROOT, site_copy, True)
+
+
 def test_the_command_line_says_what_is_missing(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "sitebuild", "finish", str(tmp_path), "--config", str(ROOT / "mkdocs.yml")],
                           cwd=ROOT, capture_output=True, text=True)

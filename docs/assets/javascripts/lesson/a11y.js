@@ -1,3 +1,5 @@
+import { onThemePage } from "./pages.js";
+
 // Names for controls the theme builds in the browser and leaves unnamed (WCAG 2.4.4, 4.1.2):
 // the numbered code-annotation markers are links whose only text is drawn by CSS.
 function nameAnnotations(root) {
@@ -19,5 +21,4 @@ function onPage() {
   requestAnimationFrame(() => nameAnnotations(document));
 }
 
-if (window.document$) window.document$.subscribe(onPage);
-else onPage();
+onThemePage(onPage);

@@ -3,6 +3,7 @@
 import { mountExport, mountProgress } from "./progress.js";
 import { setUpServiceWorker } from "./offline.js";
 import { NEAR_SCREEN, pythonWaitsForExercise, whenPainted } from "./loading.js";
+import { onEveryPage } from "./pages.js";
 import "./a11y.js";
 
 // Python boots in its worker once the text is painted, while the editor and the widgets load;
@@ -43,8 +44,7 @@ async function mountPage() {
   mountExport(document);
 }
 
-if (window.document$) window.document$.subscribe(mountPage);
-else mountPage();
+onEveryPage(mountPage);
 // Closing or reloading the tab right after typing still keeps the last keystrokes.
 window.addEventListener("pagehide", () => document.dispatchEvent(new Event("lesson:flush")));
 // Offline revisits and cross-origin isolation (docs/sw.js), once the page has loaded. On a first

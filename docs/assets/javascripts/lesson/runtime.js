@@ -35,6 +35,10 @@ export class PythonRuntime {
   setState(state, detail = "") {
     this.state = state;
     for (const listener of this.listeners) listener(state, detail);
+    // For the page's inline scripts (the theme's loader waits for Python's start, see sitebuild/).
+    const early = globalThis.__lessonPython;
+    if (early) early.state = state;
+    globalThis.dispatchEvent?.(new CustomEvent("lesson:python", { detail: state }));
   }
 
   /** Start the worker once; later calls return the same promise. */
