@@ -62,7 +62,10 @@
       removeEventListener("lesson:python", onState);
       (window.requestIdleCallback || setTimeout)(load, { timeout: 1000 });
     }
-    function onState(event) { if (!pythonWorking(event.detail)) done(); }
+    // "ready" is followed at once (microtasks later) by "busy" when a check was waiting for Python.
+    function onState() {
+      setTimeout(function () { if (!pythonWorking(window.__lessonPython.state)) done(); }, 0);
+    }
     if (pythonWorking(window.__lessonPython && window.__lessonPython.state)) addEventListener("lesson:python", onState);
     else done();
   }

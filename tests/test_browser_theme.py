@@ -20,7 +20,11 @@ PYTHON_STATE = f"() => {RUNTIME}.then(r => r.state)"
 # was requested (resource timing), for the ordering checks.
 WATCH_PYTHON = """
 window.__pythonStates = {};
-addEventListener("lesson:python", (e) => { window.__pythonStates[e.detail] ??= performance.now(); });
+window.__pythonLog = [];
+addEventListener("lesson:python", (e) => {
+  window.__pythonStates[e.detail] ??= performance.now();
+  window.__pythonLog.push([e.detail, performance.now()]);
+});
 """
 THEME_REQUESTED = "performance.getEntriesByType('resource').find(r => r.name.includes('/javascripts/bundle.'))?.startTime ?? null"
 
@@ -78,6 +82,23 @@ def test_a_gesture_while_python_starts_lets_python_finish_first(fresh, site_url)
         assert requested >= ready, f"theme requested at {requested:.0f} ms, Python ready at {ready:.0f} ms"
     else:  # a very slow machine: the theme waits 10 s at most
         assert requested >= gesture + 9_000
+    assert len(theme_requests(rec)) == 1
+
+
+def test_a_check_asked_while_python_starts_runs_before_the_theme_loads(fresh, site_url):
+    page, rec = fresh
+    page.goto(site_url + "licao-2/")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)  # gestures, and a check asked at once
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == ALL_PASS
+    page.wait_for_function(THEME_LOADED, timeout=60_000)
+    log = page.evaluate("window.__pythonLog")
+    requested = page.evaluate(THEME_REQUESTED)
+    states = [state for state, _ in log]
+    assert "busy" in states, log
+    checked = next(t for state, t in log[states.index("busy"):] if state == "ready")  # the check's end
+    if checked < log[0][1] + 10_000:
+        assert requested >= checked, f"theme requested at {requested:.0f} ms, check done at {checked:.0f} ms ({log})"
     assert len(theme_requests(rec)) == 1
 
 
