@@ -8,9 +8,9 @@
   var CONTROLS = ".md-header, .md-search, .md-sidebar, .md-tabs, .md-footer, .md-top";
   // Keys the theme answers (search, previous/next page), replayed once it has loaded.
   var THEME_KEYS = /^[\/sfpn,.]$/;
-  // Python's start (and a check the reader asked for meanwhile) takes both cores of a phone: a
-  // gesture elsewhere lets them finish first, waiting at most this long.
-  var PYTHON_FIRST_MS = 10000;
+  // Python's start, and a check, take both cores of a phone: after a gesture elsewhere the theme
+  // waits until Python has been idle for QUIET_MS, at most PYTHON_FIRST_MS.
+  var PYTHON_FIRST_MS = 10000, QUIET_MS = 1000, POLL_MS = 250;
   var PYTHON_WORKING = { loading: true, busy: true };
   var requested = false, domReady = false, waiting = false, palette = false, key = null;
   document.addEventListener("DOMContentLoaded", function () { domReady = true; }, { once: true });
@@ -53,21 +53,19 @@
     return starts && (state === undefined || PYTHON_WORKING[state] === true);
   }
 
+  // Loads the theme once Python has been idle for QUIET_MS (a gesture is often the scroll before a
+  // click on Verificar), or at the deadline.
   function afterPython() {
     if (waiting) return;
     waiting = true;
-    var timer = setTimeout(done, PYTHON_FIRST_MS);
-    function done() {
-      clearTimeout(timer);
-      removeEventListener("lesson:python", onState);
-      (window.requestIdleCallback || setTimeout)(load, { timeout: 1000 });
+    var deadline = Date.now() + PYTHON_FIRST_MS, quiet = 0;
+    function poll() {
+      var python = window.__lessonPython;
+      quiet = pythonWorking(python && python.state) ? 0 : quiet + POLL_MS;
+      if (quiet >= QUIET_MS || Date.now() >= deadline) (window.requestIdleCallback || setTimeout)(load, { timeout: 1000 });
+      else setTimeout(poll, POLL_MS);
     }
-    // "ready" is followed at once (microtasks later) by "busy" when a check was waiting for Python.
-    function onState() {
-      setTimeout(function () { if (!pythonWorking(window.__lessonPython.state)) done(); }, 0);
-    }
-    if (pythonWorking(window.__lessonPython && window.__lessonPython.state)) addEventListener("lesson:python", onState);
-    else done();
+    setTimeout(poll, POLL_MS);
   }
 
   function onGesture(event) {
