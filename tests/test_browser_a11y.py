@@ -80,6 +80,9 @@ def test_lesson_with_a_failed_check_has_no_serious_wcag_violations(palette_sessi
     page.goto(site_url + "licao-2/")
     page.wait_for_load_state("networkidle")
     expect_scheme(page, palette)
+    # Before any gesture the theme's script has not run (sitebuild/theme_on_demand.js): that page too.
+    assert page.evaluate("document.documentElement.classList.contains('no-js')")
+    assert_no_serious_violations(page, f"the lesson before the theme's script ({palette})")
     mount_all(page)  # every widget, not only the one checked below
     # A failed verification on screen: criteria marked "falhou", their messages, the crash timeline.
     set_code(page, "nivel-2", STARTER)
@@ -87,6 +90,9 @@ def test_lesson_with_a_failed_check_has_no_serious_wcag_violations(palette_sessi
     section = widget(page, "nivel-2")
     assert section.locator("li[data-state='falhou'] .exercise-criterion__message").first.is_visible()
     assert section.locator(".exercise-timeline").is_visible()
+    # The theme's script has come by now (after the gestures, once Python was idle): what it builds too.
+    page.wait_for_function("document.documentElement.classList.contains('js')", timeout=60_000)
+    page.wait_for_function("document.querySelectorAll('a.md-annotation__index[aria-label]').length >= 3")
     assert_no_serious_violations(page, f"the lesson with a failed check ({palette})")
     # Then a run that fails: its traceback and "go to line" button, the check above now outdated.
     set_code(page, "nivel-2", ERROR_ON_LINE_3)

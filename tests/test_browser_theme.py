@@ -159,3 +159,18 @@ def test_instant_navigation_once_the_theme_has_loaded_on_the_lesson(fresh, site_
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
     assert len(theme_requests(rec)) == 1  # the page brought in again did not load it twice
+
+
+def test_before_the_theme_a_code_block_that_scrolls_sideways_takes_the_keyboard(browser, site_url):
+    context = browser.new_context(viewport={"width": 390, "height": 800})
+    page = context.new_page()
+    page.goto(site_url + "licao-2/")
+    page.wait_for_function("document.querySelectorAll('pre > code[tabindex]').length > 0")
+    assert page.evaluate(THEME_LOADED) is False
+    wide = page.evaluate("[...document.querySelectorAll('pre > code')].map(c => c.scrollWidth > c.clientWidth)")
+    focusable = page.evaluate("[...document.querySelectorAll('pre > code')].map(c => c.tabIndex === 0)")
+    assert wide == focusable and any(wide)
+    code = page.locator("pre > code[tabindex]").first
+    code.evaluate("c => c.focus({focusVisible: true})")
+    assert float(code.evaluate("c => parseFloat(getComputedStyle(c).outlineWidth)")) >= 2
+    context.close()

@@ -74,6 +74,13 @@ def test_zensical_build_navigates_without_reloading_and_mounts_the_exercises(bro
         page.wait_for_url(url + "licao-2/")
         mount_all(page)
         assert page.evaluate("window.__samePage === true"), "the click reloaded the page"
+        # Opened directly, the lesson loads Zensical's script too at the first gesture, and it starts.
+        lesson = context.new_page()
+        lesson.goto(url + "licao-2/")
+        assert lesson.evaluate("document.documentElement.classList.contains('no-js')")
+        lesson.mouse.wheel(0, 300)
+        lesson.wait_for_function("document.documentElement.classList.contains('js')", timeout=60_000)
+        lesson.wait_for_function("document.querySelectorAll('.md-annotation').length >= 3")
         assert recorder.foreign(url) == [] and recorder.console_errors == []
     finally:
         context.close()
