@@ -121,9 +121,10 @@ PYTHON_WORKER = "assets/javascripts/lesson/python-worker.js"
 EARLY_PYTHON_MARK = "window.__lessonEarlyWorker"
 # Inline and first in <head>: the Python worker starts right after the page's first contentful
 # paint (the text before Python's 13 MB on a slow line), without waiting for the parser or the
-# theme's scripts. With Save-Data or a 2g/3g connection it does not start by itself: the widget
-# starts it when an exercise nears the screen (runtime.js adopts this worker; see adoptEarlyWorker
-# and loading.js, which reads `__lessonPython`).
+# theme's scripts. A page that cannot tell (no paint timing, a hidden tab) starts at `load`; a
+# visible one whose paint is not reported by then (it may come after `load`) waits one more second. With Save-Data or a 2g/3g
+# connection it does not start by itself: the widget starts it when an exercise nears the screen
+# (runtime.js adopts this worker; see adoptEarlyWorker and loading.js, which reads `__lessonPython`).
 EARLY_PYTHON = (
     "<script>/* Python boots once the text is painted (runtime.js adopts this worker). */"
     "(function () { var c = navigator.connection || {}, g = window.__lessonPython = {};"
@@ -133,10 +134,12 @@ EARLY_PYTHON = (
     " var w = " + EARLY_PYTHON_MARK + " = new Worker(new URL(%s, document.baseURI), {type: 'module'});"
     " w.addEventListener('error', function () { w.failedEarly = true; }, {once: true});"
     " } catch (e) {} };"
-    " function painted() { g.paint(); if (!g.slow) g.start(); }"
-    " try { new PerformanceObserver(function (l) { if (l.getEntriesByName('first-contentful-paint').length) painted(); })"
-    ".observe({type: 'paint', buffered: true}); } catch (e) {}"
-    " addEventListener('load', painted); })();</script>"
+    " var done = false; function painted() { if (done) return; done = true; g.paint(); if (!g.slow) g.start(); }"
+    " var timing = !!(window.PerformanceObserver && (PerformanceObserver.supportedEntryTypes || []).indexOf('paint') >= 0);"
+    " function seen() { return performance.getEntriesByName('first-contentful-paint').length > 0; }"
+    " if (timing) new PerformanceObserver(function () { if (seen()) painted(); }).observe({type: 'paint', buffered: true});"
+    " addEventListener('load', function () { if (!timing || document.visibilityState !== 'visible') painted();"
+    " else setTimeout(painted, 1000); }); })();</script>"
 )
 CHARSET = '<meta charset="utf-8">'
 HERE = Path(__file__).resolve().parent
