@@ -151,9 +151,10 @@ THEME_BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-
 THEME_DEFERRED = re.compile(r'<script defer src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
 THEME_ON_DEMAND_MARK = "window.__lessonTheme"
 # Right after the theme's own palette script (which applies only a stored palette), ours paints a
-# first visit with the palette the theme will choose (palette_first_paint.js).
+# first visit with the palette the theme will choose, and runs the toggle until the theme's script
+# has loaded (palette_first_paint.js).
 THEME_PALETTE = re.compile(r'<script>var palette=__md_get\("__palette"\);.*?</script>')
-PALETTE_MARK = "/* The theme picks the palette"
+PALETTE_MARK = "/* The theme applies the palette"
 EXERCISE_SECTION = '<section class="exercise"'
 
 

@@ -1,26 +1,53 @@
-/* The theme picks the palette of a first visit (nothing stored yet) and shows its toggle only when
-   its script runs, which may be at the reader's first gesture (theme_on_demand.js): paint with that
-   palette from the start (the first whose media matches, as the theme's watchPalette chooses, the
-   system's scheme for "automatic") and show the toggle of the palette in use. Inlined by
-   sitebuild/finish.py right after the theme's own palette script. */
+/* The theme applies the palette of a first visit (nothing stored yet), shows its toggle and answers
+   it only when its script runs, which may be at the reader's first gesture (theme_on_demand.js).
+   Until then this does what the theme's palette component does: paint with the palette it would
+   choose (the first whose media matches; for "automatic", the system's scheme), show the toggle of
+   the palette in use, and switch and remember the palette when the toggle is used (the theme reads
+   that choice when it starts). Inlined by sitebuild/finish.py after the theme's own palette script. */
 (function () {
-  var inputs = document.querySelectorAll("form[data-md-component=palette] input");
+  var form = document.querySelector("form[data-md-component=palette]");
+  var inputs = form ? form.querySelectorAll("input") : [];
   if (!inputs.length) return;
-  var stored = __md_get("__palette"), chosen = inputs[0]; // else the first, as the theme
-  if (stored) chosen = inputs[Math.max(0, Math.min(stored.index, inputs.length - 1))] || chosen;
+
+  function show(index) {
+    for (var i = 0; i < inputs.length; i++) {
+      var label = inputs[i].nextElementSibling;
+      if (label && label.tagName === "LABEL") label.hidden = i !== index;
+    }
+  }
+
+  function colours(input) {
+    var media = input.getAttribute("data-md-color-media"), source = input;
+    if (media === "(prefers-color-scheme)") {
+      var light = matchMedia("(prefers-color-scheme: light)").matches;
+      source = form.querySelector("[data-md-color-media='(prefers-color-scheme: " + (light ? "light" : "dark") + ")']") || input;
+    }
+    var color = { media: media };
+    ["scheme", "primary", "accent"].forEach(function (key) { color[key] = source.getAttribute("data-md-color-" + key); });
+    return color;
+  }
+
+  function paint(color) {
+    ["scheme", "primary", "accent"].forEach(function (key) {
+      if (color[key]) document.body.setAttribute("data-md-color-" + key, color[key]);
+    });
+  }
+
+  var stored = __md_get("__palette"), index = 0; // else the first, as the theme
+  if (stored) index = Math.max(0, Math.min(Number(stored.index) || 0, inputs.length - 1));
   else for (var i = inputs.length - 1; i >= 0; i--) {
-    if (matchMedia(inputs[i].getAttribute("data-md-color-media")).matches) chosen = inputs[i];
+    if (matchMedia(inputs[i].getAttribute("data-md-color-media")).matches) index = i;
   }
-  var label = chosen.nextElementSibling;
-  if (label && label.tagName === "LABEL") label.hidden = false;
-  if (stored) return; // the theme's script above applied its colours
-  var colours = chosen;
-  if (chosen.getAttribute("data-md-color-media") === "(prefers-color-scheme)") {
-    var light = matchMedia("(prefers-color-scheme: light)").matches;
-    colours = document.querySelector("[data-md-color-media='(prefers-color-scheme: " + (light ? "light" : "dark") + ")']") || chosen;
-  }
-  ["scheme", "primary", "accent"].forEach(function (key) {
-    var value = colours.getAttribute("data-md-color-" + key);
-    if (value) document.body.setAttribute("data-md-color-" + key, value);
+  show(index);
+  if (!stored) paint(colours(inputs[index])); // a stored palette was applied by the theme's script above
+
+  form.addEventListener("change", function (event) {
+    if (document.documentElement.classList.contains("js")) return; // the theme's script answers now
+    var chosen = Array.prototype.indexOf.call(inputs, event.target);
+    if (chosen < 0) return;
+    var color = colours(inputs[chosen]);
+    paint(color);
+    show(chosen);
+    __md_set("__palette", { index: chosen, color: color });
   });
 })();

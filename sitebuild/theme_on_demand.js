@@ -12,7 +12,7 @@
   // waits until Python has been idle for QUIET_MS, at most PYTHON_FIRST_MS.
   var PYTHON_FIRST_MS = 10000, QUIET_MS = 1000, POLL_MS = 250;
   var PYTHON_WORKING = { loading: true, busy: true };
-  var requested = false, domReady = false, waiting = false, palette = false, key = null;
+  var requested = false, domReady = false, waiting = false, key = null;
   document.addEventListener("DOMContentLoaded", function () { domReady = true; }, { once: true });
 
   function editable(node) {
@@ -22,9 +22,6 @@
   function mounted() {
     // The theme starts on DOMContentLoaded; past it, it is handed the document as it would have been.
     if (domReady && window.document$) window.document$.next(document);
-    // A first click on the palette toggle checked its radio before the theme listened for it.
-    var checked = palette && document.querySelector("form[data-md-component=palette] input:checked");
-    if (checked) checked.dispatchEvent(new Event("change"));
     if (key) dispatchEvent(new KeyboardEvent("keydown", { key: key, bubbles: true }));
     dispatchEvent(new Event("lesson:theme"));
   }
@@ -72,8 +69,9 @@
     var target = event.target;
     if (event.type === "keydown" && THEME_KEYS.test(event.key) && !editable(target) &&
         !(event.ctrlKey || event.metaKey || event.altKey)) key = event.key; // not the browser's Ctrl+F
-    if (target && target.closest && target.closest("form[data-md-component=palette]")) palette = true;
-    if (key || (target && target.closest && target.closest(CONTROLS))) load();
+    var control = target && target.closest && target.closest(CONTROLS);
+    // A link leaves the page before the theme could act: no download to abort.
+    if (key || (control && !target.closest("a[href]"))) load();
     else afterPython();
   }
 

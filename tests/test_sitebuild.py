@@ -119,7 +119,7 @@ def test_the_theme_waits_for_a_gesture_on_pages_with_exercises_and_is_deferred_e
     assert step.THEME_ON_DEMAND_MARK not in home
     for html in (lesson, home):  # the first paint's palette, right after the theme's own palette script
         assert html.count(step.PALETTE_MARK) == 1
-        assert re.search(step.THEME_PALETTE.pattern + r"<script>/\* The theme picks the palette", html)
+        assert re.search(step.THEME_PALETTE.pattern + r"<script>/\* The theme applies the palette", html)
 
 
 def test_the_check_refuses_a_lesson_that_loads_the_theme_before_a_gesture(site_copy):
@@ -135,7 +135,7 @@ def test_the_check_refuses_a_lesson_that_loads_the_theme_before_a_gesture(site_c
 def test_the_check_refuses_a_page_painted_with_the_builders_palette(site_copy):
     page = site_copy / "index.html"
     html = page.read_text(encoding="utf-8")
-    page.write_text(re.sub(r"<script>/\* The theme picks the palette.*?</script>", "", html, flags=re.S), encoding="utf-8")
+    page.write_text(re.sub(r"<script>/\* The theme applies the palette.*?</script>", "", html, flags=re.S), encoding="utf-8")
     with pytest.raises(step.BuildError, match="paleta errada"):
         step.check(ROOT, site_copy, True)
 

@@ -23,16 +23,17 @@ function onPage() {
 
 onThemePage(onPage);
 
-// Code blocks wider than their column scroll sideways, so the keyboard must reach them (WCAG 2.1.1).
-// The theme's script makes them focusable once it runs; on the lesson it waits for the reader's
-// first gesture (sitebuild/theme_on_demand.js), and until then this does, at the first idle moment.
-function focusScrollingCode() {
-  if (document.documentElement.classList.contains("js")) return; // the theme's own code blocks
-  for (const code of document.querySelectorAll("pre > code")) {
-    if (code.scrollWidth > code.clientWidth) code.tabIndex = 0;
-    else code.removeAttribute("tabindex");
+// Code blocks and rows of tab names wider than their column scroll sideways, so the keyboard must
+// reach them (WCAG 2.1.1). The theme's script does that once it runs; on the lesson it waits for the
+// reader's first gesture (sitebuild/theme_on_demand.js), and until then this does, when idle.
+const SCROLLING = "pre > code, .tabbed-labels";
+function focusScrollingRegions() {
+  if (document.documentElement.classList.contains("js")) return; // the theme's own
+  for (const region of document.querySelectorAll(SCROLLING)) {
+    if (region.scrollWidth > region.clientWidth) region.tabIndex = 0;
+    else region.removeAttribute("tabindex");
   }
 }
 const whenIdle = (then) => (window.requestIdleCallback ?? setTimeout)(then, { timeout: 2000 });
-whenIdle(focusScrollingCode);
-window.addEventListener("resize", () => whenIdle(focusScrollingCode));
+whenIdle(focusScrollingRegions);
+window.addEventListener("resize", () => whenIdle(focusScrollingRegions));
