@@ -122,9 +122,10 @@ EARLY_PYTHON_MARK = "window.__lessonEarlyWorker"
 # Inline and first in <head>: the Python worker starts right after the page's first contentful
 # paint (the text before Python's 13 MB on a slow line), without waiting for the parser or the
 # theme's scripts. A page that cannot tell (no paint timing, a hidden tab) starts at `load`; a
-# visible one whose paint is not reported by then (it may come after `load`) waits one more second. With Save-Data or a 2g/3g
-# connection it does not start by itself: the widget starts it when an exercise nears the screen
-# (runtime.js adopts this worker; see adoptEarlyWorker and loading.js, which reads `__lessonPython`).
+# visible one whose paint is not reported by then (it may come after `load`) waits one more second.
+# With Save-Data or a 2g/3g connection it does not start by itself: the widget starts it when an
+# exercise nears the screen (runtime.js adopts this worker; see adoptEarlyWorker and loading.js,
+# which reads `__lessonPython`; runtime.js writes Python's state there for theme_on_demand.js).
 EARLY_PYTHON = (
     "<script>/* Python boots once the text is painted (runtime.js adopts this worker). */"
     "(function () { var c = navigator.connection || {}, g = window.__lessonPython = {};"
@@ -147,8 +148,7 @@ HERE = Path(__file__).resolve().parent
 # has run. Deferred, it still runs before the page's module scripts (same document order). On pages
 # with exercises it waits for the reader's first gesture instead (theme_on_demand.js): there it is
 # ~1.5 s of a phone's main thread that neither the text nor Python's start needs (see README).
-THEME_BUNDLE = re.compile(r'<script src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
-THEME_DEFERRED = re.compile(r'<script defer src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
+THEME_SCRIPT = re.compile(r'<script( defer)? src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
 THEME_ON_DEMAND_MARK = "window.__lessonTheme"
 # Right after the theme's own palette script (which applies only a stored palette), ours paints a
 # first visit with the palette the theme will choose, and runs the toggle until the theme's script
@@ -182,10 +182,10 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
     elif "</head>" in html:
         html = html.replace("</head>", tag + "\n</head>", 1)
     exercises = EXERCISE_SECTION in html
-    if exercises:
-        html = THEME_BUNDLE.sub(lambda m: theme_on_demand(m.group(1)), html, count=1)
-    else:
-        html = THEME_BUNDLE.sub(r'<script defer src="\1"></script>', html, count=1)
+    theme = THEME_SCRIPT.search(html)
+    if theme and not theme.group(1):  # as the builder wrote it
+        tag = theme_on_demand(theme.group(2)) if exercises else f'<script defer src="{theme.group(2)}"></script>'
+        html = html[:theme.start()] + tag + html[theme.end():]
     if PALETTE_MARK not in html:
         html = THEME_PALETTE.sub(lambda m: m.group(0) + inline_script("palette_first_paint.js"), html, count=1)
     if exercises and EARLY_PYTHON_MARK not in html:
@@ -316,9 +316,10 @@ def check(root: Path, site: Path, service_worker: bool) -> None:
         if f'<meta name="lesson-service-worker" content="{state}">' not in html:
             problems.append(f"{rel} sem a marca do service worker")
         exercises = EXERCISE_SECTION in html
-        if THEME_BUNDLE.search(html):
+        theme = THEME_SCRIPT.search(html)
+        if theme and not theme.group(1):
             problems.append(f"{rel} carrega o script do tema sem defer")
-        if exercises and (THEME_DEFERRED.search(html) or THEME_ON_DEMAND_MARK not in html):
+        if exercises and (theme or THEME_ON_DEMAND_MARK not in html):
             problems.append(f"{rel} tem exercícios, mas carrega o script do tema antes do primeiro gesto do leitor")
         if THEME_PALETTE.search(html) and PALETTE_MARK not in html:
             problems.append(f"{rel} pinta a primeira visita com a paleta errada (falta palette_first_paint.js)")

@@ -76,5 +76,5 @@
   }
 
   listen(true);
-  window.__lessonTheme = { load: load };
+  window.__lessonTheme = true;
 })(%s);

@@ -16,14 +16,27 @@ pytestmark = pytest.mark.browser
 ALL_PASS = "Todas as verificações passaram."
 THEME_LOADED = "document.documentElement.classList.contains('js')"
 PYTHON_STATE = f"() => {RUNTIME}.then(r => r.state)"
-# The page's clock when Python's runtime first reported each state, and when the theme's script
-# was requested (resource timing), for the ordering checks.
+# The page's clock at each state runtime.js writes into `__lessonPython` (what the theme's loader
+# reads), and when the theme's script was requested (resource timing), for the ordering checks.
 WATCH_PYTHON = """
 window.__pythonStates = {};
 window.__pythonLog = [];
-addEventListener("lesson:python", (e) => {
-  window.__pythonStates[e.detail] ??= performance.now();
-  window.__pythonLog.push([e.detail, performance.now()]);
+Object.defineProperty(window, "__lessonPython", {
+  configurable: true,
+  get() { return this.__watchedPython; },
+  set(early) {
+    let state;
+    Object.defineProperty(early, "state", {
+      enumerable: true,
+      get: () => state,
+      set: (value) => {
+        state = value;
+        window.__pythonStates[value] ??= performance.now();
+        window.__pythonLog.push([value, performance.now()]);
+      },
+    });
+    this.__watchedPython = early;
+  },
 });
 """
 THEME_REQUESTED = "performance.getEntriesByType('resource').find(r => r.name.includes('/javascripts/bundle.'))?.startTime ?? null"

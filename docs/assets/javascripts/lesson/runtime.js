@@ -35,10 +35,9 @@ export class PythonRuntime {
   setState(state, detail = "") {
     this.state = state;
     for (const listener of this.listeners) listener(state, detail);
-    // For the page's inline scripts (the theme's loader waits for Python's start, see sitebuild/).
+    // For the page's inline scripts: the theme's loader waits while Python starts or checks.
     const early = globalThis.__lessonPython;
     if (early) early.state = state;
-    globalThis.dispatchEvent?.(new CustomEvent("lesson:python", { detail: state }));
   }
 
   /** Start the worker once; later calls return the same promise. */
