@@ -7,7 +7,7 @@ import pytest
 
 from conftest import ROOT
 from graders import exercises
-from test_browser_site import Recorder
+from test_browser_site import THEME_LOADED, Recorder, load_theme
 from test_browser_widget import VERDICT_TIMEOUT_MS, mount_all, set_code, verify, widget
 
 pytestmark = pytest.mark.browser
@@ -91,7 +91,7 @@ def test_lesson_with_a_failed_check_has_no_serious_wcag_violations(palette_sessi
     assert section.locator("li[data-state='falhou'] .exercise-criterion__message").first.is_visible()
     assert section.locator(".exercise-timeline").is_visible()
     # The theme's script has come by now (after the gestures, once Python was idle): what it builds too.
-    page.wait_for_function("document.documentElement.classList.contains('js')", timeout=60_000)
+    page.wait_for_function(THEME_LOADED, timeout=60_000)
     page.wait_for_function("document.querySelectorAll('a.md-annotation__index[aria-label]').length >= 3")
     assert_no_serious_violations(page, f"the lesson with a failed check ({palette})")
     # Then a run that fails: its traceback and "go to line" button, the check above now outdated.
@@ -136,7 +136,6 @@ SETTLED = """el => new Promise(resolve => {
   };
   look();
 })"""
-THEME_LOADED = "document.documentElement.classList.contains('js')"
 THEME_SCRIPT = "**/javascripts/bundle.*.min.js"
 
 
@@ -153,8 +152,7 @@ def test_hover_and_focus_colours_stay_readable(palette_session, site_url, theme)
     page.goto(site_url + "licao-2/")
     page.wait_for_load_state("networkidle")
     if not before:
-        page.locator(".md-header").hover()  # a gesture on the theme's own controls loads it at once
-        page.wait_for_function(THEME_LOADED, timeout=60_000)
+        load_theme(page)
     expect_scheme(page, palette)
     page_colour = page.evaluate("getComputedStyle(document.body).backgroundColor")
     link = page.locator("article.md-content__inner p a[href^='#'], article.md-content__inner p a[href^='http']").first

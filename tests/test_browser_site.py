@@ -8,6 +8,15 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
+THEME_LOADED = "document.documentElement.classList.contains('js')"
+
+
+def load_theme(page):
+    """Has the theme's script run on the page now. On the lesson it waits for the reader's first
+    gesture (sitebuild/theme_on_demand.js); one on the theme's own header loads it at once."""
+    page.locator(".md-header").hover()
+    page.wait_for_function(THEME_LOADED, timeout=60_000)
+
 
 class Recorder:
     """Every request a browser context makes, and the console errors of its pages."""

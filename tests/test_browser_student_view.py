@@ -12,7 +12,7 @@ import pytest
 
 from conftest import ROOT
 from test_browser_a11y import assert_no_serious_violations
-from test_browser_site import Recorder
+from test_browser_site import Recorder, load_theme
 from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, STARTER, VERDICT_TIMEOUT_MS, choose, set_code, verify, widget
 
 pytestmark = pytest.mark.browser
@@ -406,6 +406,7 @@ def test_back_to_top_never_covers_the_text(browser, site_url, name, viewport):
     try:
         page.goto(site_url + "licao-2/")
         page.wait_for_load_state("networkidle")
+        load_theme(page)  # the pill is the theme's: its script first, or the phone's check proves nothing
         page.mouse.wheel(0, 4000)
         page.wait_for_timeout(400)
         page.mouse.wheel(0, -300)  # scrolling up is what brings the theme's pill out

@@ -8,13 +8,12 @@ from __future__ import annotations
 import pytest
 
 from test_browser_loading import RUNTIME, poll
-from test_browser_site import Recorder
+from test_browser_site import THEME_LOADED, Recorder
 from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, verify, widget
 
 pytestmark = pytest.mark.browser
 
 ALL_PASS = "Todas as verificações passaram."
-THEME_LOADED = "document.documentElement.classList.contains('js')"
 PYTHON_STATE = f"() => {RUNTIME}.then(r => r.state)"
 # The page's clock at each state runtime.js writes into `__lessonPython` (what the theme's loader
 # reads), and when the theme's script was requested (resource timing), for the ordering checks.
