@@ -364,6 +364,92 @@ def test_ctrl_c_stops_within_a_second_and_reports_what_was_graded(tmp_path, isol
     assert "interrompido" in err.decode("utf-8")
 
 
+def _sandbox_folder(before: set[str], timeout: float = 60) -> str:
+    """The first sandbox folder that appears, once it is locked as in use."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for name in sorted(_shm() - before):
+            if os.path.exists(os.path.join("/dev/shm", name, ".em-uso")):
+                return name
+        time.sleep(0.05)
+    raise AssertionError("no sandbox folder appeared")
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="the sandboxes live in /dev/shm on Linux")
+@pytest.mark.parametrize("isolation", ["auto", "reduzido"])
+def test_a_cli_killed_outright_leaves_no_process_and_the_next_one_sweeps_its_folder(tmp_path, isolation):
+    loop = tmp_path / "laco.py"
+    loop.write_text(LOOP, encoding="utf-8")
+    command = [sys.executable, "-m", "graders", "nivel-2", str(loop), "--timeout", "60", "--isolamento", isolation]
+    killed = live = None
+    try:
+        before = _shm()
+        killed = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        abandoned = _sandbox_folder(before)
+        deadline = time.monotonic() + 30
+        while len(_descendants(killed.pid)) < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.0)  # the loop is running now
+        running = _descendants(killed.pid)
+        assert running, "no sandbox running"
+        killed.kill()  # SIGKILL: the CLI cleans up nothing
+        killed.wait()
+        deadline = time.monotonic() + 5
+        while any(_alive(pid) for pid in running) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [pid for pid in running if _alive(pid)]
+        assert left == [], f"processes of a killed CLI still running: {left}"
+        assert abandoned in _shm()
+
+        before = _shm()
+        live = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
+        in_use = _sandbox_folder(before)
+        run = cli("nivel-2", SOLUTION, "--isolamento", isolation)
+        assert run.returncode == 0, run.stderr
+        assert abandoned not in _shm(), "the next CLI left the killed one's folder in /dev/shm"
+        assert in_use in _shm(), "the next CLI swept a folder still in use"
+        assert live.poll() is None, "the CLI still grading was disturbed"
+        live.send_signal(signal.SIGINT)
+        assert live.wait(timeout=10) == 130
+        assert in_use not in _shm()
+    finally:
+        for proc in (killed, live):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+                proc.wait()
+
+
+def test_the_sweep_takes_only_our_abandoned_folders(tmp_path):
+    from graders.cli import sandbox as sandbox_module
+
+    def folder(name, lock="free"):
+        path = tmp_path / name
+        (path / "aluno" / "projeto").mkdir(parents=True)
+        (path / "aluno" / "projeto" / "estado.json").write_text("{}")
+        if lock == "held":
+            return path, sandbox_module._claim(str(path))
+        if lock == "free":
+            os.close(sandbox_module._claim(str(path)))
+        return path, None
+
+    abandoned, _ = folder("correcao-morta")
+    (abandoned / "aluno").chmod(0o500)  # a run may leave folders closed to us
+    in_use, held = folder("correcao-viva", "held")
+    unlocked, _ = folder("correcao-sem-trava", None)  # still being made
+    other, _ = folder("outra-coisa")
+    (tmp_path / "correcao-arquivo").write_text("não é uma pasta")
+    (tmp_path / "correcao-atalho").symlink_to(abandoned)
+    try:
+        removed = sandbox_module.sweep_abandoned(str(tmp_path))
+    finally:
+        os.close(held)
+    assert removed == [str(abandoned)]
+    assert not abandoned.exists()
+    assert all(p.exists() for p in (in_use, unlocked, other, tmp_path / "correcao-arquivo"))
+    assert (tmp_path / "correcao-atalho").is_symlink()
+    assert sandbox_module.sweep_abandoned(str(tmp_path / "nao-existe")) == []
+
+
 # --- the student's name in the export --------------------------------------------------------------
 
 

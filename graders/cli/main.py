@@ -24,7 +24,7 @@ from .summary import status, summarise
 from ..grading import grade
 from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem
 from ..judge.verdict import failed_all
-from .sandbox import Sandbox, bwrap_problem
+from .sandbox import Sandbox, bwrap_problem, sweep_abandoned
 
 EXIT_OK, EXIT_FAILED, EXIT_NOTHING_GRADED, EXIT_SOME_UNGRADED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_INPUT = EXIT_NOTHING_GRADED  # usage errors too
@@ -221,6 +221,7 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
     show = args.progress if args.progress is not None else (len(jobs) > 5 and sys.stderr.isatty())
     progress = Progress(len(jobs), show)
     workers = max(1, min(args.jobs, len(jobs)))
+    sweep_abandoned()  # what an earlier CLI, killed outright, left in /dev/shm
     sandboxes: queue.Queue = queue.Queue()
     created = [Sandbox(isolated=isolated, memory_mb=args.memory) for _ in range(workers)]
     for sandbox in created:

@@ -17,11 +17,13 @@ and processes run as the instructor's user (with no capabilities when that user 
 
 from __future__ import annotations
 
+import fcntl
 import functools
 import json
 import os
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -41,6 +43,10 @@ PASSWD = ("root:x:0:0:root:/root:/bin/bash\n"
           "nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n")
 GROUP = f"root:x:0:\naluno:x:{GID}:\nnogroup:x:65534:\n"
 HOSTNAME = "notebook"
+PREFIX = "correcao-"
+# In each sandbox's folder, locked (flock) by the CLI for the sandbox's whole life. The kernel frees
+# the lock when the CLI dies, even by SIGKILL: a folder whose lock is free was abandoned.
+LOCK = ".em-uso"
 
 
 def python_executable() -> str:
@@ -157,12 +163,14 @@ class Sandbox:
         self.control: socket.socket | None = None
         self.reader = None
         self.base: str | None = None
+        self.lock: int | None = None
 
     # lifecycle
 
     def _start(self):
-        self.base = tempfile.mkdtemp(prefix="correcao-", dir=_grading_tmp())
+        self.base = tempfile.mkdtemp(prefix=PREFIX, dir=_grading_tmp())
         try:
+            self.lock = _claim(self.base)
             limits = {"RLIMIT_AS": self.memory_mb << 20, "RLIMIT_CORE": 0, "RLIMIT_NOFILE": 256,
                       "RLIMIT_FSIZE": 64 << 20}
             if self.isolated:
@@ -252,13 +260,63 @@ class Sandbox:
                 pass
         if self.base is not None:
             _force_rmtree(self.base)
-        self.process = self.control = self.reader = self.base = None
+        if self.lock is not None:
+            os.close(self.lock)
+        self.process = self.control = self.reader = self.base = self.lock = None
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _claim(base: str) -> int:
+    """Locks the folder as in use. The lock file is locked before it takes its name, so a sweeping
+    CLI never finds it free while we live."""
+    fresh = os.path.join(base, LOCK + ".novo")
+    fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        os.rename(fresh, os.path.join(base, LOCK))
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def sweep_abandoned(directory: str | None = None) -> list[str]:
+    """Removes the sandbox folders a dead CLI left behind (killed by SIGKILL, by the OOM killer...):
+    in /dev/shm they hold memory until the next reboot. Only our own folders, and only those whose
+    lock is free; a folder without a lock is still being made, or not ours to judge. Returns them."""
+    directory = directory or _grading_tmp() or tempfile.gettempdir()
+    removed = []
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(PREFIX):
+            continue
+        path = os.path.join(directory, name)
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.getuid():
+                continue
+            fd = os.open(os.path.join(path, LOCK), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(fd)  # in use by a live CLI
+            continue
+        try:
+            _force_rmtree(path)
+        finally:
+            os.close(fd)
+        removed.append(path)
+    return removed
 
 
 def _grading_tmp() -> str | None:

@@ -94,10 +94,13 @@ def _high_fd(fd: int) -> int:
 
 def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, home: str | None = None,
                env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
-               reduced: bool = False, kill_all: bool = False, caps: dict | None = None) -> Trace:
+               reduced: bool = False, kill_all: bool = False, caps: dict | None = None,
+               control: int | None = None) -> Trace:
     """One run of `job` under the tap. `work`, `tmp` (and `home`) are the roots; reduced=True refuses
     every mutation outside them (no sandbox around us); kill_all=True when we are alone in a PID
-    namespace with the run (bwrap): at the end everything but us and init is killed."""
+    namespace with the run (bwrap): at the end everything but us and init is killed. `control`: the
+    socket of whoever asked for the run; it is silent until the answer, so any sign on it means the
+    asker is gone, and the run is killed at once rather than left to its time limit."""
     roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else [])
     sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
     root_list = sup.roots_out()
@@ -129,7 +132,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
         else:
             sup.listener = fds[0]
             ours.setblocking(False)
-            end, status = _loop(sup, pid, ours, out_r, deadline, _members(pid, kill_all))
+            end, status = _loop(sup, pid, ours, out_r, deadline, _members(pid, kill_all), control)
     except Stop as stop:
         end, limits_hit = stop.end, stop.limits
     except Exception:  # noqa: BLE001 - the tap failed: not the student's fault
@@ -167,8 +170,11 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     return trace
 
 
-def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: float, members: int):
+def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: float, members: int,
+          control: int | None = None):
     poller = select.poll()
+    if control is not None:
+        poller.register(control, select.POLLIN)
     poller.register(sup.listener, select.POLLIN)
     poller.register(chan.fileno(), select.POLLIN)
     poller.register(out_r, select.POLLIN)
@@ -222,6 +228,8 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                     except ChildProcessError:
                         status = None
                     return "exit", status
+                elif event_fd == control:
+                    raise Stop("broken")  # the CLI died (SIGKILL...): nobody will read this run
                 elif event_fd in pending_fds:
                     pass
             # Replies to send, and writes deferred until their pipe had room.

@@ -82,7 +82,8 @@ def serve(pid1: bool = False):
                                env=config["env"], limits=config.get("limits"), timeout=float(command["timeout"]),
                                python=config["python"], reduced=bool(config.get("reduced")),
                                kill_all=bool(config.get("kill_all")),
-                               caps=command.get("caps") if isinstance(command.get("caps"), dict) else None)
+                               caps=command.get("caps") if isinstance(command.get("caps"), dict) else None,
+                               control=control.fileno())
             wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
             reply = to_json(trace)
         else:
