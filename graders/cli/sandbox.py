@@ -27,6 +27,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 
 from ..trace.ops import Trace, from_json
 
@@ -164,6 +165,9 @@ class Sandbox:
         self.reader = None
         self.base: str | None = None
         self.lock: int | None = None
+        # One run at a time: the server answers in order on one socket, so two callers sharing the
+        # sandbox (graders.grading.default_run from threads) could each read the other's trace.
+        self.turn = threading.Lock()
 
     # lifecycle
 
@@ -221,6 +225,10 @@ class Sandbox:
 
     def run(self, source: str, filename: str, job: dict, timeout: float = 10.0, caps: dict | None = None) -> Trace:
         """`caps`: the grader's limits for this run, {"events", "data", "output"} (see the kernel server)."""
+        with self.turn:
+            return self._run(source, filename, job, timeout, caps)
+
+    def _run(self, source: str, filename: str, job: dict, timeout: float, caps: dict | None) -> Trace:
         if self.process is None:
             try:
                 self._start()  # cleans up after itself when it fails

@@ -396,6 +396,19 @@ def test_dup2_race_is_recorded_against_the_right_file(sandbox):
     assert len(final(trace, "a")) + len(final(trace, "b")) >= len("".join(f"{i}," for i in range(300)))
 
 
+def test_runs_asked_from_many_threads_each_get_their_own_trace(sandbox):
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(n):
+        # Shorter runs asked later: without turns, replies come back in another order than asked.
+        trace = run(sandbox, f"import time\ntime.sleep({0.05 * (6 - n)})\nprint('aluno-{n}')\n")
+        return n, trace.output.strip()
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        got = list(pool.map(one, range(6)))
+    assert got == [(n, f"aluno-{n}") for n in range(6)]
+
+
 def test_garbage_on_the_channel_is_a_protocol_end(sandbox):
     trace = run(sandbox, """
         def save_checkpoint(state):
