@@ -261,20 +261,32 @@ def test_the_time_limit_is_the_one_given(tmp_path):
     assert passed["passed"] is True, passed
 
 
-def test_grader_limits_are_named_and_never_scored(tmp_path):
-    busy = tmp_path / "muitas_operacoes.py"
-    busy.write_text(SOLUTION.read_text(encoding="utf-8") + "\nfor _ in range(400):\n    open('rascunho.txt', 'w').close()\n",
-                    encoding="utf-8")
-    run = cli("nivel-2", busy, SOLUTION, "--max-ops", "300", "--format", "json")
+# Each grader limit: what exceeds a low setting of it, what the message says, and a setting that lets
+# the same file be graded (the default, or a higher one).
+LIMITS = {
+    "--max-ops": ("for _ in range(400):\n    open('rascunho.txt', 'w').close()\n",
+                  "300", "o código fez mais de 300 chamadas de arquivo", []),
+    "--max-escrita": ("with open('rascunho.bin', 'wb') as f:\n    for _ in range(3):\n        f.write(bytes(1 << 20))\n",
+                      "2", "o código gravou mais de 2 MB", []),
+    "--max-saida": ("print('x' * (3 << 20))\n", "2", "o código imprimiu mais de 2 MB", ["--max-saida", "8"]),
+}
+
+
+@pytest.mark.parametrize("option", LIMITS)
+def test_grader_limits_are_named_and_never_scored(tmp_path, option):
+    extra, low, says, enough = LIMITS[option]
+    busy = tmp_path / "passa_do_limite.py"
+    busy.write_text(SOLUTION.read_text(encoding="utf-8") + "\n" + extra, encoding="utf-8")
+    run = cli("nivel-2", busy, SOLUTION, option, low, "--format", "json")
     assert run.returncode == 3, run.stderr  # some file not graded, the rest graded
     stopped, fine = submissions(run)
-    assert stopped["limit"] is True and stopped["passed"] is False and stopped["score"] is None
-    assert stopped["error"].startswith("limite do corretor: o código fez mais de 300 chamadas de arquivo")
-    assert "--max-ops" in stopped["error"] and fine["passed"] is True
-    text = cli("nivel-2", busy, "--max-ops", "300").stdout
+    assert stopped["limit"] is True and stopped["passed"] is False and stopped["score"] is None, stopped
+    assert stopped["error"].startswith(f"limite do corretor: {says}"), stopped["error"]
+    assert option in stopped["error"] and fine["passed"] is True
+    text = cli("nivel-2", busy, option, low).stdout
     assert "NÃO AVALIADO — limite do corretor" in text and "1 não avaliado (limite do corretor)" in text
-    # With the default limits the same file is graded, and passes.
-    (graded,) = submissions(cli("nivel-2", busy, "--format", "json"))
+    # With limits that let it through, the same file is graded, and passes.
+    (graded,) = submissions(cli("nivel-2", busy, *enough, "--format", "json"))
     assert graded["passed"] is True, graded
 
 
