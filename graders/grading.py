@@ -6,6 +6,7 @@ browser's Pyodide tap); the judges read only that trace."""
 from __future__ import annotations
 
 import sys
+import threading
 
 from . import exercises
 from .guard import CodeError, compile_student
@@ -15,6 +16,7 @@ from .judge.verdict import CriterionResult, Verdict
 
 
 _sandbox = None
+_sandbox_made = threading.Lock()  # callers on several threads share one sandbox, never make two
 
 
 def default_run():
@@ -25,13 +27,14 @@ def default_run():
         from .trace.browser import run_in_pyodide
 
         return run_in_pyodide
-    if _sandbox is None:
-        import atexit
+    with _sandbox_made:
+        if _sandbox is None:
+            import atexit
 
-        from .cli.sandbox import Sandbox, bwrap_problem
+            from .cli.sandbox import Sandbox, bwrap_problem
 
-        _sandbox = Sandbox(isolated=not bwrap_problem())
-        atexit.register(_sandbox.close)
+            _sandbox = Sandbox(isolated=not bwrap_problem())
+            atexit.register(_sandbox.close)
     return _sandbox.run
 
 
