@@ -571,11 +571,15 @@ def test_html_report_in_chromium(html_report, browser):
     # Sort arrows.
     button = page.get_by_role("button", name="pontos", exact=True)
     assert button.locator(".seta").inner_text() == "↕"
+    scores = "() => [...document.querySelectorAll('tbody tr[data-pontos]')].map(r => parseFloat(r.dataset.pontos))"
     button.click()
     assert button.locator(".seta").inner_text() == "▲"
     assert page.locator("th[aria-sort='ascending']").count() == 1
+    ascending = page.evaluate(scores)
+    assert ascending == sorted(ascending) and len(set(ascending)) >= 3, ascending  # as numbers, not as text
     button.click()
     assert button.locator(".seta").inner_text() == "▼"
+    assert page.evaluate(scores) == sorted(ascending, reverse=True)
     split = page.evaluate(SPLIT_WORDS, ".bars li > span:first-child, thead th, td.nome")
     assert split == [], split
     serious = [v for v in axe_violations(page) if v["impact"] in ("serious", "critical")]

@@ -144,7 +144,11 @@ for (const button of document.querySelectorAll("th button[data-key]")) {
     th.setAttribute("aria-sort", ascending ? "ascending" : "descending");
     button.querySelector(".seta").textContent = ARROWS[ascending ? "ascending" : "descending"];
     const body = rows[0]?.parentElement;
-    rows.sort((a, b) => (a.dataset[key] || "").localeCompare(b.dataset[key] || "", "pt-BR", { numeric: true }) * (ascending ? 1 : -1));
+    // Scores are fractions ("0.125"): compared as text, "0.125" would come after "0.75".
+    const order = "numeric" in button.dataset
+      ? (a, b) => (parseFloat(a.dataset[key]) || 0) - (parseFloat(b.dataset[key]) || 0)
+      : (a, b) => (a.dataset[key] || "").localeCompare(b.dataset[key] || "", "pt-BR", { numeric: true });
+    rows.sort((a, b) => order(a, b) * (ascending ? 1 : -1));
     for (const row of rows) body.append(row);
   });
 }
@@ -197,9 +201,11 @@ def _stem(shown: str) -> str:
     return shown.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
 
 
-def _sort_button(key: str, label: str, tip: str = "") -> str:
+def _sort_button(key: str, label: str, tip: str = "", numeric: bool = False) -> str:
     title = f' title="{_e(tip)}"' if tip else ""
-    return f'<button type="button" data-key="{_e(key)}"{title}>{label}<span class="seta" aria-hidden="true">↕</span></button>'
+    flag = " data-numeric" if numeric else ""
+    return (f'<button type="button" data-key="{_e(key)}"{flag}{title}>{label}'
+            '<span class="seta" aria-hidden="true">↕</span></button>')
 
 
 def _site_timeline() -> tuple[str, str]:
@@ -330,7 +336,7 @@ def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summar
             k += 1
     fixed = (f'<th scope="col" data-narrow>{_sort_button("nome", "aluno / arquivo")}</th>'
              f'<th scope="col" data-narrow>{_sort_button("situacao", "situação")}</th>'
-             f'<th scope="col" data-narrow>{_sort_button("pontos", "pontos")}</th>')
+             f'<th scope="col" data-narrow>{_sort_button("pontos", "pontos", numeric=True)}</th>')
     if several:
         thead = (f'<tr class="grupos"><td colspan="3"></td>{"".join(head_top)}</tr>'
                  f'<tr>{fixed}{"".join(head_cells)}</tr>')
