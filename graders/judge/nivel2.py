@@ -293,7 +293,9 @@ class Nivel2Judge:
         return first or CriterionResult(cid, True)
 
     def point_failure(self, point: Point, content: bytes | None, power: str = "") -> str:
-        """What breaks point A (during a tool) or point B (during the next model call) here; "" if fine."""
+        """What breaks point A (during a tool) or point B (during the next model call) here; "" if fine.
+        With `power` (the power-loss view), the code did save the point and a killed process would find
+        it: the message then says so, instead of asking for a save that is already there."""
         state = point.state
         if state.kind == TOOL:
             name = (state.event.payload or {}).get("name")
@@ -301,9 +303,11 @@ class Nivel2Judge:
             if expected is None:
                 return ""
             label = self.label(point) + power
+            saved_but = ("O código gravou o ponto A, mas essa gravação ainda não estava garantida no disco."
+                         if power else "")
             if content is None:
                 return (f"{label}: não havia nenhum {self.shown} em disco — a chamada em andamento não deixou rastro. "
-                        "Grave o ponto A (pendingToolUse preenchido) antes de chamar execute_tool.")
+                        + (saved_but or "Grave o ponto A (pendingToolUse preenchido) antes de chamar execute_tool."))
             try:
                 saved = parse(content)
             except (ValueError, UnicodeDecodeError):
@@ -311,8 +315,9 @@ class Nivel2Judge:
             pending = saved.get("pendingToolUse", "ausente") if isinstance(saved, dict) else "ausente"
             if pending in (None, "ausente"):
                 return (f"{label}: o {self.shown} em disco tem pendingToolUse = {'null' if pending is None else 'ausente'}, "
-                        "então a chamada em andamento não deixou rastro. Grave o ponto A — pendingToolUse = "
-                        "{id, name, input} do bloco — depois de extrair block e antes de execute_tool.")
+                        "então a chamada em andamento não deixou rastro. "
+                        + (saved_but or "Grave o ponto A — pendingToolUse = {id, name, input} do bloco — depois de "
+                                        "extrair block e antes de execute_tool."))
             if not isinstance(pending, dict) or any(pending.get(k) != expected[k] for k in expected):
                 return (f"{label}: pendingToolUse em disco é {protocol.brief(pending, 120)}, mas a ferramenta em "
                         f"andamento era {protocol.brief(expected, 120)}.")
@@ -330,6 +335,8 @@ class Nivel2Judge:
                         if isinstance(saved, dict) else "o checkpoint em disco não era um objeto")
                 if isinstance(saved, dict) and saved.get("pendingToolUse") is None and not has_result(saved, block["id"]):
                     seen = f"o checkpoint em disco ainda não tinha o resultado de {block['name']} em messages"
+                if power:
+                    return f"{label}: {seen}. O código gravou o ponto B, mas essa gravação ainda não estava garantida no disco."
                 return (f"{label}: {seen}. Depois que {block['name']} termina, grave o ponto B — o resultado em messages "
                         "e pendingToolUse = None — antes de chamar o modelo de novo.")
         return ""

@@ -57,6 +57,7 @@ class CrashPoints:
         self.shown = shown
         self.paths = Paths(trace)
         self.names = names(trace.events)
+        self.folders = folders(trace, self.paths)
         self.points: list[Point] = []
         self._number(states)
 
@@ -138,8 +139,10 @@ class CrashPoints:
 
     def what(self, ev) -> str:
         """An event as a noun phrase: “da escrita de 120 bytes em x”."""
+        if ev.kind == "fsync" and ev.node in self.folders:
+            return f"do os.fsync {self.folders[ev.node]}"  # a folder opened with os.open: no path of its own
         path = ev.path or self.names.get(id(ev), "")
-        name = self.paths.name(path) if path else "?"
+        name = self.paths.name(path) if path else "um arquivo"
         return {
             "open": f"da abertura de {name} para escrita" + (" (criado agora)" if ev.created else "")
                     + (", que o esvaziou" if ev.trunc else ""),
@@ -157,6 +160,20 @@ class CrashPoints:
 
     def label(self, point: Point) -> str:
         return f"Queda {point.n} de {self.total}, {point.where}"
+
+
+def folders(trace: Trace, paths: Paths) -> dict[int, str]:
+    """The folders a run can fsync, by node, as the student calls them (“da pasta do projeto”)."""
+    roles = {"work": "da pasta do projeto", "tmp": "da pasta temporária", "home": "da pasta pessoal"}
+    found = {r.node: roles.get(r.role, f"da pasta {r.path}") for r in trace.roots}
+    for root in trace.roots:
+        for entry in root.entries:
+            if entry.get("kind") == "dir" and entry.get("name"):
+                found.setdefault(entry.get("node"), f"da pasta {entry['name']}")
+    for ev in trace.events:
+        if ev.ok and ev.kind == "mkdir" and ev.path:
+            found.setdefault(ev.node, f"da pasta {paths.show(ev.path)}")
+    return found
 
 
 def names(events) -> dict[int, str]:
