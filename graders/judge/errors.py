@@ -12,6 +12,25 @@ _SAME = [
 ]
 
 
+# Signals a student's process may die of, by number (Linux's; Pyodide has no processes to signal).
+_SIGNALS = {
+    2: "SIGINT: um KeyboardInterrupt que ninguém tratou, como o de um Ctrl+C",
+    6: "SIGABRT: o processo abortou",
+    9: "SIGKILL: o processo foi morto à força, por os.kill ou por usar memória demais",
+    11: "SIGSEGV: falha de segmentação",
+    15: "SIGTERM: o processo recebeu um pedido para terminar, de os.kill por exemplo",
+    24: "SIGXCPU: o processo passou do tempo de CPU permitido",
+    25: "SIGXFSZ: o código tentou gravar um arquivo maior que o permitido",
+}
+
+
+def signal_text(number) -> str:
+    """“o processo foi encerrado pelo sinal 2, SIGINT: …”: the number said with what it usually means
+    (no parentheses: messages quote it inside theirs)."""
+    meaning = _SIGNALS.get(number) if isinstance(number, int) else None
+    return f"o processo foi encerrado pelo sinal {number}" + (f", {meaning}" if meaning else "")
+
+
 def _frames(report: dict) -> list:
     frames = report.get("frames")
     return [f for f in frames if isinstance(f, (list, tuple)) and len(f) == 3] if isinstance(frames, list) else []

@@ -9,6 +9,7 @@ from ..replay.states import MODEL, TOOL, TORN, replay
 from ..trace.ops import Trace
 from .points import ORDINAL, CrashPoints, Point
 from .power import check_power
+from .errors import signal_text
 from .reading import complete_key, disk_view, has_result, left_on_disk, parse, plural
 from .verdict import CriterionResult
 
@@ -94,7 +95,9 @@ class Nivel2Judge:
         trace = self.trace
         report = trace.report or {}
         if report.get("phase") == "load" and report.get("kind") not in (None, "ok"):
-            return f"Não dá para avaliar: {self._failure_text() or 'o código não carregou'}."
+            # What the trusted side saw (too much output, the time limit...) before the runner's account.
+            why = self._end_text() if trace.end != "exit" else ""
+            return f"Não dá para avaliar: {why or self._failure_text() or 'o código não carregou'}."
         if report.get("kind") == "missing":
             return f"Não dá para avaliar: {job()['missing']}."
         if len(self.models) < len(self.responses):
@@ -119,7 +122,7 @@ class Nivel2Judge:
                        "o código chamou o modelo, as ferramentas ou o disco muito mais vezes do que o roteiro prevê"),
             "protocol": "o processo mandou pedidos ilegíveis ao modelo falso",
             "broken": _text(limits.get("message")) or "o processo de correção falhou (não é culpa do código; tente de novo)",
-            "signal": f"o processo foi encerrado pelo sinal {trace.code}",
+            "signal": signal_text(trace.code),
         }.get(trace.end, "")
 
     def _failure_text(self) -> str:

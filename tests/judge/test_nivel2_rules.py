@@ -209,3 +209,22 @@ def test_the_timeline_expects_the_checkpoint_a_state_has_just_saved():
     first_save = next(p for p in points if p["kind"] == "rename")
     assert first_save["expected"].startswith("Um checkpoint completo já gravado"), first_save["expected"]
     assert points[0]["expected"].startswith("Nada ainda")
+
+
+def test_what_stopped_the_run_outranks_the_runners_account_of_the_load():
+    # Module-level prints past the limit: the runner reports the grader's own exception at load.
+    b = Builder()
+    results, _ = verdict(b, end="flood", report={"kind": "exception", "phase": "load", "exc_type": "OutputFlood",
+                                                 "frames": [[3, "<module>", "print('y' * 100)"]]})
+    for result in results.values():
+        assert not result.passed
+        assert "saída demais" in result.message and "OutputFlood" not in result.message, result.message
+
+
+def test_a_signal_is_named_with_what_it_usually_means():
+    results, _ = verdict(run_agent(), end="signal", code=2)
+    message = results["executavel"].message
+    assert not results["executavel"].passed
+    assert "sinal 2, SIGINT" in message and "KeyboardInterrupt" in message, message
+    results, _ = verdict(run_agent(), end="signal", code=64)
+    assert results["executavel"].message.endswith("pelo sinal 64.")
