@@ -161,3 +161,17 @@ def test_course_home_stays_light(session, site_url):
     # The service worker keeps the site's own files for offline visits, but never Python's 13 MB.
     assert not [u for u in rec.requests if "/pyodide/" in u]
     assert rec.console_errors == []
+
+
+@pytest.mark.parametrize("query", ["replace", "rename", "os.replace", "fsync", "pendingToolUse", "gravação", "retomada"])
+def test_search_finds_the_lessons_code_words(session, site_url, query):
+    """A student searches for a call or a field by the name they remember, with or without `os.`."""
+    page, recorder = session
+    page.goto(site_url + "licao-2/")
+    load_theme(page)
+    page.locator("input.md-search__input").click()
+    page.locator("input.md-search__input").press_sequentially(query)  # typed: the theme searches as keys come
+    results = page.locator(".md-search-result__item")
+    results.first.wait_for(timeout=30_000)
+    assert "Nenhum documento" not in page.locator(".md-search-result__meta").inner_text()
+    assert recorder.console_errors == []

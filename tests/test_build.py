@@ -51,6 +51,13 @@ def test_search_index_holds_the_lesson(site_dir):
     assert "pendingToolUse" in texts and "os.replace" in texts
 
 
+def test_every_footer_speaks_portuguese(site_dir):
+    for page in site_dir.rglob("*.html"):
+        html = page.read_text(encoding="utf-8")
+        if 'class="md-copyright"' in html:
+            assert "Made with" not in html and "Feito com" in html, page
+
+
 def _worker_build(site_dir):
     import json
 
