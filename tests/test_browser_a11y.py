@@ -237,3 +237,47 @@ def test_exercise_fits_a_phone_screen(browser, site_url):
         assert line.bounding_box()["height"] >= 2 * one_row, "the long line did not wrap"
     finally:
         context.close()
+
+
+FOCUSED = """() => { const a = document.activeElement;
+  return {tag: a.tagName, name: a.getAttribute('name'), value: a.value ?? null, connected: a.isConnected}; }"""
+
+
+def test_tabbing_into_the_quiz_before_its_widget_loads_keeps_focus_and_order(browser, site_url):
+    """A keyboard user who tabs fast reaches the quiz's options before its widget has loaded (the
+    widget mounts when an exercise nears the screen): the mount must neither drop their focus to
+    <body> nor reorder the options they are reading."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    held = []
+    # A slow line: the widget's module arrives only once the student is on an option.
+    context.route("**/lesson/widget.js", lambda route: held.append(route))
+    page = context.new_page()
+    try:
+        page.goto(site_url + "licao-2/")
+        quiz = page.locator("section.exercise[data-exercise='quiz-sobrescrita']")
+        options = quiz.locator("input[type=radio]")
+        for _ in range(300):
+            page.keyboard.press("Tab")  # no delay between presses
+            focused = page.evaluate(FOCUSED)
+            if focused["name"] == "quiz-sobrescrita--resposta":
+                break
+        else:
+            pytest.fail(f"Tab never reached the quiz's options (last focus: {focused})")
+        assert quiz.get_attribute("data-mounted") is None, "the widget mounted before the focus arrived: nothing tested"
+        seen = options.evaluate_all("inputs => inputs.map(i => i.value)")
+        for _ in range(50):
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert held, "the widget's module was never requested"
+        for route in held:
+            route.continue_()
+        quiz.and_(page.locator("[data-mounted]")).wait_for()
+        page.wait_for_timeout(500)
+        assert page.evaluate(FOCUSED) == focused, "mounting the widget took the focus away"
+        assert options.evaluate_all("inputs => inputs.map(i => i.value)") == seen, "the options moved under the student"
+        # The focus is real: the arrow keys move along the group, as in any radio group.
+        page.keyboard.press("ArrowDown")
+        assert page.evaluate(FOCUSED)["value"] == seen[1]
+    finally:
+        context.close()

@@ -137,6 +137,39 @@ def test_hexdump_shows_accented_letters_decoded(demo, site_url):
     assert [c for c in column if ord(c) > 127 and c != "·"] == letters
 
 
+@pytest.mark.parametrize("name,viewport,palette", VIEWS)
+def test_hexdump_shows_its_decoded_text_without_scrolling_sideways(demo, name, viewport, palette):
+    """The lesson points to the dump's decoded text: on a phone it is on screen beside its bytes, with
+    no sideways scrolling (fewer bytes a row); a desktop keeps 16 bytes a row."""
+    page = demo
+    show(page, viewport, palette)
+    dump = page.locator(".torn-demo__bytes")
+    dump.scroll_into_view_if_needed()
+    # A new width is laid out by the next frame (a ResizeObserver runs before it is painted).
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    sizes = dump.evaluate("p => [p.scrollWidth, p.clientWidth]")
+    assert sizes[0] <= sizes[1], f"the dump scrolls sideways ({name}, {palette}): {sizes}"
+    width = page.evaluate("document.documentElement.clientWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, "the page scrolls sideways"
+    box = dump.bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= width, f"the dump runs off the screen ({name}): {box}"
+    # Every row's end (its decoded text) is drawn inside the dump's box, on screen.
+    right = dump.evaluate("p => p.getBoundingClientRect().right - parseFloat(getComputedStyle(p).paddingRight)")
+    ends = [r[3] for r in dump.evaluate(TEXT_RECTS)]
+    assert ends and max(ends) <= right + 0.5, f"a row's text ends at {max(ends)}, past the dump's edge {right}"
+    # Still a hexdump: offset, the bytes in hex, then the same bytes as text (a phone: fewer a row).
+    rows = [line for line in dump.inner_text().split("\n") if line[4:6] == "  "]
+    per_row = len(rows[0][6:].split("  ")[0].split())
+    assert (per_row == 16) if name == "desktop" else (4 <= per_row < 16), (name, per_row)
+    data, column = b"", ""
+    for line in rows:
+        hex_part, text = line[6:6 + 3 * per_row - 1], line[6 + 3 * per_row + 1:]
+        data += bytes(int(h, 16) for h in hex_part.split())
+        column += text
+    decoded = data.decode("utf-8", "ignore")
+    assert [c for c in column if c.isalnum()] == [c for c in decoded if c.isalnum()], (column, decoded)
+
+
 # --- the editor ---------------------------------------------------------------------------------
 
 WRAP_ROWS = """(line) => {

@@ -54,17 +54,53 @@ function textColumn(bytes) {
   return cells;
 }
 
-/** A hexdump, 16 bytes a line: offset, bytes in hex, and the bytes as text (decoded UTF-8; · where not printable). */
-export function hexdump(bytes, start = 0) {
+/** A hexdump, `perRow` bytes a line (16 unless the screen is narrow): offset, bytes in hex, and the
+ * bytes as text (decoded UTF-8; · where not printable). */
+export function hexdump(bytes, start = 0, perRow = 16) {
   const text = textColumn(bytes);
   const lines = [];
-  for (let offset = 0; offset < bytes.length; offset += 16) {
-    const row = bytes.slice(offset, offset + 16);
+  for (let offset = 0; offset < bytes.length; offset += perRow) {
+    const row = bytes.slice(offset, offset + perRow);
     const at = start + offset;
-    const hex = row.map((b) => b.toString(16).padStart(2, "0")).join(" ").padEnd(47);
-    lines.push(`${at.toString(16).padStart(4, "0")}  ${hex}  ${text.slice(offset, offset + 16).join("")}`);
+    const hex = row.map((b) => b.toString(16).padStart(2, "0")).join(" ").padEnd(3 * perRow - 1);
+    lines.push(`${at.toString(16).padStart(4, "0")}  ${hex}  ${text.slice(offset, offset + perRow).join("")}`);
   }
   return lines.join("\n");
+}
+
+const ROW_SIZES = [16, 8, 4];
+
+/**
+ * The dump of `bytes` in `pre`, with as many bytes a line as fit its width, so the decoded text (the
+ * last column, the one the lesson points to) shows without scrolling sideways: 16 on a wide screen,
+ * fewer on a phone. Laid out again when the width changes (a phone turned, a window resized).
+ */
+function fitDump(pre, bytes, start) {
+  const lead = start ? "…\n" : "";
+  let shown = null;
+  let width = null;
+  const layout = () => {
+    width = pre.clientWidth;
+    const style = getComputedStyle(pre);
+    const room = width - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    const probe = node("span", {}, "0".repeat(16));
+    pre.append(probe);
+    const ch = probe.getBoundingClientRect().width / 16;
+    probe.remove();
+    const fits = (n) => Math.max(...hexdump(bytes, start, n).split("\n").map((line) => [...line].length)) * ch <= room;
+    // Not laid out (hidden): the desktop's 16.
+    const perRow = room > 0 && ch > 0 ? (ROW_SIZES.find(fits) ?? ROW_SIZES.at(-1)) : ROW_SIZES[0];
+    if (perRow === shown) return;
+    shown = perRow;
+    pre.dataset.bytesPerRow = String(perRow);
+    pre.textContent = lead + hexdump(bytes, start, perRow);
+  };
+  layout();
+  const resized = new ResizeObserver(() => {
+    if (!pre.isConnected) resized.disconnect(); // replaced by the next run's dump
+    else if (pre.clientWidth !== width) layout();
+  });
+  resized.observe(pre);
 }
 
 function render(result, host) {
@@ -86,10 +122,11 @@ function render(result, host) {
     parts.push(
       node("p", {}, `Um dos arquivos que a versão “${torn.name}” deixou (o processo morreu ${torn.example.where}): `,
         `${torn.example.size === 1 ? "1 byte" : `${torn.example.size} bytes`}. O fim do arquivo, byte a byte — é onde a escrita foi cortada, e onde json.loads falharia:`),
-      node("pre", { class: "torn-demo__bytes", tabindex: "0" },
-        (torn.example.start ? "…\n" : "") + hexdump(torn.example.bytes, torn.example.start || 0)));
+      node("pre", { class: "torn-demo__bytes", tabindex: "0" }));
   }
   host.replaceChildren(...parts);
+  const pre = host.querySelector(".torn-demo__bytes");
+  if (pre) fitDump(pre, torn.example.bytes, torn.example.start || 0);
 }
 
 export function mountDemos(root = document) {

@@ -4,6 +4,7 @@ import { mountExport, mountProgress } from "./progress.js";
 import { setUpServiceWorker } from "./offline.js";
 import { NEAR_SCREEN, pythonWaitsForExercise, whenPainted } from "./loading.js";
 import { onEveryPage } from "./pages.js";
+import { orderAllOptions } from "./options.js";
 import "./a11y.js";
 
 // Python boots in its worker once the text is painted, while the editor and the widgets load;
@@ -34,6 +35,8 @@ function mountExercisesNearScreen() {
 }
 
 async function mountPage() {
+  // Each student's order of the options first: they never move once the student may see them.
+  orderAllOptions(document);
   startPythonEarly();
   mountExercisesNearScreen();
   if (document.querySelector(".torn-demo")) {

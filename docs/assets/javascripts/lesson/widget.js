@@ -5,6 +5,7 @@ import { sharedRuntime } from "./runtime.js";
 import * as storage from "./storage.js";
 import { renderTimeline } from "./timeline.js";
 import { NEAR_SCREEN } from "./loading.js";
+import { orderOptions } from "./options.js";
 
 const SAVE_DELAY_MS = 400;
 // Widgets of the current page; those left behind by instant navigation are disposed.
@@ -39,17 +40,6 @@ function richText(text) {
   const fragment = document.createDocumentFragment();
   text.split("`").forEach((part, i) => fragment.append(i % 2 ? el("code", {}, part) : part));
   return fragment;
-}
-
-/** A uniformly random permutation (Fisher–Yates over crypto randomness). */
-function shuffled(items) {
-  const random = new Uint32Array(items.length);
-  crypto.getRandomValues(random);
-  for (let i = items.length - 1; i > 0; i -= 1) {
-    const j = random[i] % (i + 1);
-    [items[i], items[j]] = [items[j], items[i]];
-  }
-  return items;
 }
 
 function isDark() {
@@ -88,6 +78,8 @@ export class ExerciseWidget {
   }
 
   mount() {
+    // A keyboard user may reach the exercise before its widget loads: they keep their focus.
+    const focused = this.section.contains(document.activeElement) ? document.activeElement : null;
     const { record, problem } = storage.load(this.id);
     // Criteria whose questions were all answered at some Verificar (a real attempt), and those
     // whose answer the student chose to see: both kept in the record; `revealed` is exported.
@@ -129,6 +121,19 @@ export class ExerciseWidget {
     });
     this.section.dataset.mounted = "true";
     mounted.add(this);
+    this.keepFocus(focused);
+  }
+
+  /** Focus the element focused before mounting (or, if it was replaced, its equivalent) when the
+   * mount dropped the focus to <body>: a keyboard user never loses their place. */
+  keepFocus(focused) {
+    const now = document.activeElement;
+    if (!focused || now === focused || (now && now !== document.body)) return;
+    let target = focused.isConnected && this.section.contains(focused) ? focused : null;
+    if (!target && focused.matches("input[name]")) {
+      target = this.section.querySelector(`input[name="${CSS.escape(focused.name)}"][value="${CSS.escape(focused.value)}"]`);
+    }
+    target?.focus({ preventScroll: true });
   }
 
   dispose() {
@@ -156,18 +161,10 @@ export class ExerciseWidget {
     return [...this.asked].filter((id) => !blank.has(id));
   }
 
-  /** Options in an order of this student's own, kept with their record once they start. */
+  /** Options in an order of this student's own, kept with their record once they start (main.js
+   * has usually applied it already, before the widget loaded: then it is only read). */
   applyOptionOrder(saved) {
-    this.order = {};
-    for (const fieldset of this.questions) {
-      const question = fieldset.dataset.question;
-      const list = fieldset.querySelector(".exercise-question__options");
-      const byId = new Map([...list.children].map((li) => [li.querySelector("input").value, li]));
-      let ids = Array.isArray(saved?.[question]) ? saved[question].filter((id) => byId.has(id)) : [];
-      if (new Set(ids).size !== byId.size) ids = shuffled([...byId.keys()]);
-      list.append(...ids.map((id) => byId.get(id)));
-      this.order[question] = ids;
-    }
+    this.order = orderOptions(this.section, saved);
   }
 
   // --- written answers (not graded) -------------------------------------------------------
