@@ -452,6 +452,33 @@ SWALLOWS_EVERY_INTERRUPT = (
 )
 
 
+RAISES_KEYBOARD_INTERRUPT = "def run_agent(task, tools, call_model, execute_tool):\n    raise KeyboardInterrupt\n"
+
+
+@pytest.mark.parametrize("where", ["isolated", "plain"])
+def test_a_keyboard_interrupt_the_code_raises_itself_is_judged_not_taken_for_parar(browser, site_url, isolated_site_url, where):
+    """Only the page's Parar (or time limit) ends a check without a verdict; the student's own
+    `raise KeyboardInterrupt` is a failure like any other, where the page interrupts in place or not."""
+    if where == "isolated":
+        context, page, recorder = open_isolated_lesson(browser, isolated_site_url)
+    else:
+        context = browser.new_context()
+        recorder = Recorder(context)
+        page = context.new_page()
+        page.goto(site_url + "licao-2/")
+    set_code(page, "nivel-2", RAISES_KEYBOARD_INTERRUPT)
+    summary = verify(page, "nivel-2")
+    assert summary != STOPPED
+    assert states(page, "nivel-2")["executavel"] == "falhou"
+    message = widget(page, "nivel-2").locator("li[data-criterion='executavel'] .exercise-criterion__message").inner_text()
+    assert "KeyboardInterrupt" in message, message
+    # Parar still stops a check without a verdict, on the same Python.
+    set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n")
+    assert verify_then_stop(page, "nivel-2") == STOPPED
+    assert recorder.console_errors == []
+    context.close()
+
+
 def test_one_press_of_parar_stops_code_that_swallows_interrupts(browser, isolated_site_url):
     """An interrupt Python took without stopping is asked again; code that swallows every one gets
     its Python replaced. Either way one press is enough, and the time limit never has to step in."""

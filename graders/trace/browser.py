@@ -72,13 +72,18 @@ def run_in_pyodide(source: str, filename: str, job: dict) -> Trace:
         fs.start(_encode(ROOTS), MAX_EVENTS, MAX_DATA)
         try:
             report = call_job(source, filename, job, *_agent(server))
+        except KeyboardInterrupt:
+            if borrowed.page_stopped is not False:
+                raise  # the page's "Parar" or its time limit: no verdict at all
+            # The student's own `raise KeyboardInterrupt`: judged like any other exception.
+            report = {"kind": "exception", "phase": "call", "exc_type": "KeyboardInterrupt", "exc_text": ""}
         except OutputFlood:
             report = {"kind": "exception", "phase": "call", "exc_type": "OutputFlood"}
         except AgentLoopRunaway:
             report = {"kind": "exception", "phase": "call", "exc_type": "AgentLoopRunaway"}
         finally:
             fs.stop()
-    if report.get("exc_type") == "KeyboardInterrupt":
+    if report.get("exc_type") == "KeyboardInterrupt" and borrowed.page_stopped is not False:
         raise KeyboardInterrupt  # the page's "Parar": no verdict at all
     if borrowed.died:
         report = {}  # as in the CLI, a process that ended itself abruptly said nothing more
@@ -190,6 +195,7 @@ class _Borrowed:
         logging = sys.modules.get("logging")
         self.logging = (logging, list(logging.root.handlers)) if logging is not None else None
         self.signals = _signal_handlers()
+        self.page_stopped = _note_page_interrupts(self)
         self.patched = []
         os.chdir(WORK)
         sys.stdout = sys.stderr = self.output
@@ -344,6 +350,23 @@ def _blocking_loop():
             pass
 
     return Loop()
+
+
+def _note_page_interrupts(borrowed) -> bool | None:
+    """While the student's code runs, a SIGINT is the page's "Parar" or time limit (Pyodide's interrupt
+    buffer): noted on `borrowed`, so a KeyboardInterrupt the code raises itself is told apart. False
+    (none yet); None when no handler could be set, and every KeyboardInterrupt counts as the page's."""
+    try:
+        import signal
+
+        def page_interrupt(_signum, _frame):
+            borrowed.page_stopped = True
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGINT, page_interrupt)
+    except (ImportError, ValueError, OSError, AttributeError):
+        return None
+    return False
 
 
 def _ignore_interrupts():
