@@ -35,7 +35,14 @@ def run(exercise_id: str, source: str, filename: str = "solucao.py", run_code=No
                        f"{nivel2.plural(tools, 'ferramenta', 'ferramentas')}")
             summary += f"; devolveu {_describe_state(report.get('value'))}." if ok and "value" in report else "."
     error = ""
-    if not ok:
+    function = "save_checkpoint" if exercise_id == "nivel-1" else "run_agent"
+    if trace.end == "exit" and not report.get("kind"):
+        # No account at all from the runner: the code ended the process itself, whatever the status.
+        ok = False
+        status = f" com o código {trace.code}" if trace.code else ""
+        error = (f"O processo terminou{status} antes de {function} retornar: o próprio código o encerrou "
+                 "(por exemplo, com os._exit).")
+    elif not ok:
         error = errors.traceback_text(report) if trace.end == "exit" else ""
         error = error or _end_text(trace) or "a execução não terminou."
     checkpoint = None

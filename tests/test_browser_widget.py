@@ -186,6 +186,16 @@ def test_executar_shows_the_run_and_a_traceback_into_the_editor(lesson):
     assert "return x['falta']" in selected
 
 
+def test_executar_names_code_that_ends_python_itself(lesson):
+    page, _ = lesson
+    section = widget(page, "nivel-2")
+    set_code(page, "nivel-2", "import os\nos._exit(0)\n")
+    section.get_by_role("button", name="Executar").click()
+    error = section.locator(".exercise-output .exercise-output__error")
+    error.wait_for(timeout=VERDICT_TIMEOUT_MS)
+    assert "o próprio código o encerrou" in error.inner_text() and "os._exit" in error.inner_text()
+
+
 def test_syntax_error_names_its_line(lesson):
     page, _ = lesson
     set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool)\n    pass\n")

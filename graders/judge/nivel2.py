@@ -143,8 +143,9 @@ class Nivel2Judge:
             return CriterionResult(cid, False, f"run_agent não chegou ao fim: {why.rstrip('.')}.")
         if (trace.report or {}).get("kind") != "ok":
             # Status 0 without run_agent returning: the code ended the process itself (os._exit...).
-            return CriterionResult(cid, False, "run_agent não retornou: o processo terminou antes, encerrado pelo "
-                                               "próprio código (por exemplo, com os._exit).")
+            before = " antes mesmo da primeira chamada ao modelo" if not self.models else ""
+            return CriterionResult(cid, False, f"run_agent não retornou: o processo terminou{before}, encerrado "
+                                               "pelo próprio código (por exemplo, com os._exit).")
         if len(self.models) != len(self.responses):
             return CriterionResult(
                 cid, False,

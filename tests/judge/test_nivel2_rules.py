@@ -228,3 +228,10 @@ def test_a_signal_is_named_with_what_it_usually_means():
     assert "sinal 2, SIGINT" in message and "KeyboardInterrupt" in message, message
     results, _ = verdict(run_agent(), end="signal", code=64)
     assert results["executavel"].message.endswith("pelo sinal 64.")
+
+
+def test_ending_the_process_before_any_model_call_says_so():
+    results, _ = verdict(Builder(), report={})  # os._exit at import: nothing ran
+    message = results["executavel"].message
+    assert not results["executavel"].passed
+    assert "antes mesmo da primeira chamada ao modelo" in message and "os._exit" in message, message
