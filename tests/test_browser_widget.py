@@ -186,14 +186,20 @@ def test_executar_shows_the_run_and_a_traceback_into_the_editor(lesson):
     assert "return x['falta']" in selected
 
 
+def executar_error(page, exercise_id, code) -> str:
+    """Executar on `code`; the error the run's output shows."""
+    section = widget(page, exercise_id)
+    set_code(page, exercise_id, code)
+    section.get_by_role("button", name="Executar").click()
+    error = section.locator(".exercise-output__error")
+    error.wait_for(timeout=VERDICT_TIMEOUT_MS)
+    return error.inner_text()
+
+
 def test_executar_names_code_that_ends_python_itself(lesson):
     page, _ = lesson
-    section = widget(page, "nivel-2")
-    set_code(page, "nivel-2", "import os\nos._exit(0)\n")
-    section.get_by_role("button", name="Executar").click()
-    error = section.locator(".exercise-output .exercise-output__error")
-    error.wait_for(timeout=VERDICT_TIMEOUT_MS)
-    assert "o próprio código o encerrou" in error.inner_text() and "os._exit" in error.inner_text()
+    text = executar_error(page, "nivel-2", "import os\nos._exit(0)\n")
+    assert "o próprio código o encerrou" in text and "os._exit" in text
 
 
 def test_syntax_error_names_its_line(lesson):
@@ -732,11 +738,8 @@ def test_old_results_are_marked_focus_returns_and_ctrl_enter_works_anywhere(less
 def test_a_syntax_error_is_explained_in_portuguese_with_code(lesson):
     page, _ = lesson
     section = widget(page, "nivel-2")
-    set_code(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool)\n    return {}\n")
-    section.get_by_role("button", name="Executar").click()
+    text = executar_error(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool)\n    return {}\n")
     error = section.locator(".exercise-output__error")
-    error.wait_for(timeout=VERDICT_TIMEOUT_MS)
-    text = error.inner_text()
     assert "Erro de sintaxe na linha 1" in text and "faltou" in text and "expected" not in text
     assert "`" not in text and error.locator("code").count() >= 1
     set_code(page, "nivel-2", SOLUTION)
