@@ -261,6 +261,7 @@ def torn_verdict(lesson):
     page = lesson
     page.set_viewport_size(DESKTOP)
     source = (ROOT / "tests" / "corpus" / "nivel-2" / "bad_only_point_a_fixed.py").read_text(encoding="utf-8")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)  # the timeline opens once the diagnosis is answered
     set_code(page, "nivel-2", source)
     verify(page, "nivel-2")
     return page
