@@ -748,6 +748,15 @@ def test_lesson_visuals_the_ab_figure_and_the_kill_the_process_demo(browser, sit
     assert count("atomico", "unreadable") == 0 and count("no-lugar", "unreadable") > 0
     assert count("duravel", "unreadable") == 0 and count("duravel", "power-unreadable") == 0
     assert count("atomico", "power-unreadable") > 0
+    # The table teaches the point: a power-loss failure is marked like a killed process's, the
+    # durable writer is the one clean row, and the caption says what each column counts.
+    colour = lambda writer, column: demo.locator(f"tr[data-writer='{writer}'] td[data-{column}]").evaluate(
+        "c => getComputedStyle(c).color")
+    assert colour("atomico", "power-unreadable") == colour("no-lugar", "unreadable") != colour("duravel", "unreadable")
+    assert demo.locator("tr[data-clean='true']").evaluate_all("rows => rows.map(r => r.dataset.writer)") == ["duravel"]
+    caption = demo.locator(".torn-demo__table caption").inner_text()
+    for column in headers[1:]:
+        assert f"{column}:" in caption, (column, caption)
     dump = demo.locator(".torn-demo__bytes").inner_text()
     assert dump.splitlines()[-1][:4].isalnum() and len(dump.splitlines()) >= 2
     assert demo.get_by_role("button", name="Derrubar cada versão 30 vezes").is_enabled()
