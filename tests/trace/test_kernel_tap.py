@@ -279,25 +279,62 @@ def test_output_and_report(sandbox):
 # --- hostile code --------------------------------------------------------------------------------
 
 
-def test_shared_mmap_write_is_refused_and_file_unchanged(sandbox):
+def test_shared_mmap_stores_are_traced_as_writes_before_the_next_call(sandbox):
+    """In-place stores through a shared mapping are not refused any more: they show up as writes
+    of the file, recorded before the next call (here the rename), so the trace builds the disk."""
     trace = run(sandbox, """
         import mmap
         def save_checkpoint(state):
             with open("checkpoint.json", "w") as f:
                 f.write("decoy-decoy")
             with open("checkpoint.json", "r+b") as f:
-                try:
-                    m = mmap.mmap(f.fileno(), 0)
-                    m[:5] = b"REAL!"
-                    m.close()
-                except OSError as exc:
-                    print("recusado", exc.errno)
+                m = mmap.mmap(f.fileno(), 0)
+                m[:5] = b"REAL!"
+                m.close()
+            os.rename("checkpoint.json", "moved.json")
+            with open("moved.json", "r+b") as f:
+                m = mmap.mmap(f.fileno(), 0)
+                m[-5:] = b"later"
+                m.flush()
+                m.close()
     """)
     ok(trace)
-    (refused,) = events(trace, "refused")
-    assert refused.payload["call"] == "mmap" and "mmap" in refused.payload["message"]
-    assert "recusado 13" in trace.output
-    assert final(trace, "checkpoint.json") == b"decoy-decoy"
+    assert not events(trace, "refused")
+    assert final(trace, "moved.json") == b"REAL!-later"
+    node = node_at(trace, "moved.json")
+    assert written(trace, node) == b"REAL!-later"
+    kinds = [e.kind for e in trace.events if e.node == node or e.kind == "rename"]
+    first_store = next(i for i, e in enumerate(trace.events) if e.kind == "write" and e.data.startswith(b"REAL!"))
+    rename = next(i for i, e in enumerate(trace.events) if e.kind == "rename")
+    assert first_store < rename, kinds
+    msync = [e for e in events(trace, "fsync") if e.node == node]
+    assert msync and msync[0].flags == 1  # m.flush() is msync(MS_SYNC): made durable, and said so
+
+
+def test_copy_calls_are_performed_and_traced_as_writes(sandbox):
+    """sendfile, copy_file_range and splice into a file of the roots: done by the supervisor, recorded
+    as the writes they are (with the offsets they were given, read once), not refused."""
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            with open("src.bin", "wb") as f:
+                f.write(b"0123456789abcdef")
+            src = os.open("src.bin", os.O_RDONLY)
+            dst = os.open("out.bin", os.O_WRONLY | os.O_CREAT, 0o644)
+            sent = os.sendfile(dst, src, 4, 6)                       # "456789" at 0
+            copied = os.copy_file_range(src, dst, 3, 10, 6)          # "abc" at 6
+            r, w = os.pipe()
+            os.write(w, b"PIPE")
+            spliced = os.splice(r, dst, 4)                           # "PIPE" at 6 (position moved by sendfile only)
+            os.lseek(src, 0, os.SEEK_SET)
+            tail = os.sendfile(dst, src, None, 2)                    # "01" at the current position
+            print(sent, copied, spliced, tail, os.lseek(src, 0, os.SEEK_CUR), os.lseek(dst, 0, os.SEEK_CUR))
+            os.close(src); os.close(dst)
+    """)
+    ok(trace)
+    assert not events(trace, "refused")
+    assert trace.output.split() == ["6", "3", "4", "2", "2", "12"]
+    assert final(trace, "out.bin") == b"456789PIPE01"
+    assert written(trace, node_at(trace, "out.bin")) == b"456789PIPE01"
 
 
 REFUSALS = """
