@@ -61,6 +61,25 @@ class Copies:
         finally:
             os.close(src)
 
+    def _same_file_system(self, task, in_fd, out_fd):
+        """copy_file_range's own rules, as the kernel (5.19 and later) applies them."""
+        src, dst = self.getfd(task, in_fd), None
+        try:
+            dst = self.getfd(task, out_fd)
+            a, b = os.fstat(src), os.fstat(dst)
+            if stat.S_ISDIR(a.st_mode) or stat.S_ISDIR(b.st_mode):
+                raise Refused(errno.EISDIR)
+            if not stat.S_ISREG(a.st_mode) or not stat.S_ISREG(b.st_mode):
+                raise Refused(errno.EINVAL)
+            if fcntl.fcntl(dst, fcntl.F_GETFL) & os.O_APPEND:
+                raise Refused(errno.EBADF)
+            if a.st_dev != b.st_dev:
+                raise Refused(errno.EXDEV)
+        finally:
+            os.close(src)
+            if dst is not None:
+                os.close(dst)
+
     def _read_offset(self, task, addr):
         if addr == 0:
             return None
@@ -84,6 +103,7 @@ class Copies:
     def _on_copy_file_range(self, nid, task, a):
         if a[5] & U32:
             raise Refused(errno.EINVAL)
+        self._same_file_system(task, a[0], a[2])
         return self._copy(nid, task, "copy_file_range", a[0], a[1], a[2], a[3], a[4])
 
     def _on_splice(self, nid, task, a):

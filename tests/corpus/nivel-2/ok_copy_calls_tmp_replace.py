@@ -1,4 +1,4 @@
-# why: stages the document in memory (a memfd or a pipe) and copies it into its own temporary file with os.sendfile, os.copy_file_range or os.splice, then os.replace: the supervisor performs the copies and traces them as writes
+# why: stages the document (a memfd, a pipe, a file beside it) and copies it into its own temporary file with os.sendfile, os.copy_file_range or os.splice, then os.replace: the supervisor performs the copies and traces them as writes
 # expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=ok
 # mode: cli-only
 import json
@@ -21,9 +21,16 @@ def _copy_into(dst, data):
             os.close(r)
             os.close(w)
         return
-    src = os.memfd_create("estado")
-    try:
+    # copy_file_range copies only within one file system: its source is staged next to the checkpoint.
+    if how == 1:
+        with open("checkpoint.json.stage", "wb") as f:
+            f.write(data)
+        src = os.open("checkpoint.json.stage", os.O_RDONLY)
+        os.unlink("checkpoint.json.stage")
+    else:
+        src = os.memfd_create("estado")
         os.write(src, data)
+    try:
         offset = 0
         while offset < len(data):
             if how == 1:
