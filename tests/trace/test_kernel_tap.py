@@ -343,6 +343,26 @@ def test_copy_calls_are_performed_and_traced_as_writes(sandbox):
     assert written(trace, node_at(trace, "out.bin")) == b"456789PIPE01"
 
 
+def test_metadata_changes_by_path_work_the_same_in_both_modes(sandbox):
+    """chmod, utime and shutil.copy2 inside the work folder: in reduced mode the supervisor performs
+    them with the arguments it copied once (mode, times), and the result is what the kernel gives."""
+    trace = run(sandbox, """
+        import shutil, stat
+        def save_checkpoint(state):
+            with open("a.txt", "w") as f:
+                f.write("a")
+            os.chmod("a.txt", 0o600)
+            os.utime("a.txt", (1_000_000_000, 1_000_000_000))
+            os.utime("a.txt", ns=(5, 1_500_000_000_123_456_789))
+            shutil.copy2("a.txt", "b.txt")
+            a, b = os.stat("a.txt"), os.stat("b.txt")
+            print(oct(stat.S_IMODE(a.st_mode)), a.st_mtime_ns, oct(stat.S_IMODE(b.st_mode)), b.st_mtime_ns)
+    """)
+    ok(trace)
+    assert not events(trace, "refused")
+    assert trace.output.split() == ["0o600", "1500000000123456789", "0o600", "1500000000123456789"]
+
+
 REFUSALS = """
     import ctypes, errno
     libc = ctypes.CDLL(None, use_errno=True)
