@@ -311,6 +311,34 @@ def test_shared_mmap_stores_are_traced_as_writes_before_the_next_call(sandbox):
     assert msync and msync[0].flags == 1  # m.flush() is msync(MS_SYNC): made durable, and said so
 
 
+def test_shared_mmap_with_another_thread_running_is_refused_with_a_message(sandbox):
+    """With a second thread, the descriptor could be swapped before the kernel maps it: refused,
+    saying which call and why, and the file keeps what the trace says."""
+    trace = run(sandbox, """
+        import mmap, threading
+        def save_checkpoint(state):
+            with open("checkpoint.json", "w") as f:
+                f.write("decoy-decoy")
+            stop = threading.Event()
+            worker = threading.Thread(target=stop.wait)
+            worker.start()
+            try:
+                with open("checkpoint.json", "r+b") as f:
+                    m = mmap.mmap(f.fileno(), 0)
+                    m[:5] = b"REAL!"
+            except OSError as exc:
+                print("recusado", exc.errno)
+            finally:
+                stop.set()
+                worker.join()
+    """)
+    ok(trace)
+    (refused,) = events(trace, "refused")
+    assert refused.payload["call"] == "mmap" and "threads" in refused.payload["message"]
+    assert "recusado 13" in trace.output
+    assert final(trace, "checkpoint.json") == b"decoy-decoy"
+
+
 def test_copy_calls_are_performed_and_traced_as_writes(sandbox):
     """sendfile, copy_file_range and splice into a file of the roots: done by the supervisor, recorded
     as the writes they are (with the offsets they were given, read once), not refused."""
