@@ -221,3 +221,34 @@ def test_a_flipped_argument_is_traced_as_done_or_refused(box, family, helper, tm
     assert actual == expected
     assert _listing(decoys) == before  # nothing outside changed (reduced mode could name it)
     assert not os.path.exists("/fora-corrida")
+
+
+def test_a_call_decided_on_target_memory_is_never_continued(tmp_path, monkeypatch):
+    """The guard under the harness: whatever a handler returns, a call whose handling read the
+    caller's memory is refused rather than handed back to the kernel (which would read it again)."""
+    import ctypes
+    import errno
+
+    from graders.trace.kernel.seccomp import FLAG_CONTINUE, NOTIF
+    from graders.trace.kernel.supervisor import Supervisor
+
+    sup = Supervisor([("work", str(tmp_path))], reduced=False, source="", filename="x.py", job={})
+    answers = []
+    monkeypatch.setattr(sup, "respond", lambda nid, value=0, error=0, flags=0: answers.append((value, error, flags)))
+    path = ctypes.create_string_buffer(b"/fora-corrida")
+    nr = syscall_nr("unlink")
+    raw = NOTIF.pack(7, os.getpid(), 0, nr, 0xC000003E, 0, ctypes.addressof(path), 0, 0, 0, 0, 0)
+
+    def checked_then_continued(nid, task, args):
+        sup.read_path(task.tid, args[0])
+        return "continue"
+
+    sup.handlers[nr] = checked_then_continued
+    sup.handle(raw)
+    assert answers == [(0, errno.EACCES, 0)]
+    (refused,) = [e for e in sup.events if e.kind == "refused"]
+    assert refused.payload["call"] == "unlink" and "memória" in refused.payload["message"]
+
+    sup.handlers[nr] = lambda nid, task, args: "continue"  # decided on registers alone: the kernel may run it
+    sup.handle(raw)
+    assert answers[-1] == (0, 0, FLAG_CONTINUE)

@@ -74,6 +74,7 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability
         self.self_pgid = os.getpgid(0)
         self.listener = -1
         self.end_seen = False
+        self.read_target = False  # set when the call being handled read the target's memory
 
     # nodes and events
 
@@ -165,11 +166,17 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability
         handler = self.handlers.get(nr)
         if self.mapped:
             self.capture_mapped()  # stores through shared mappings come before this call
+        self.read_target = False
         try:
             task = Task(tid)
             if handler is None:
                 raise Refused(errno.ENOSYS)
             result = handler(nid, task, args)
+            if result == "continue" and self.read_target:
+                # Never let the kernel read again what we decided on (seccomp_unotify(2)).
+                name = handled_calls().get(nr, str(nr))
+                raise Refused(errno.EACCES, name, f"{name}: o corretor leu os argumentos desta chamada na memória "
+                                                  "do programa e não deixa o kernel lê-los de novo")
             if result is not None:  # handlers that answered themselves (ADDFD) return None
                 if result == "continue":
                     self.respond(nid, flags=FLAG_CONTINUE)
@@ -182,6 +189,11 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability
                 self._record(Event("refused", ok=False, errno=errno_name(exc.number),
                                    payload={"call": exc.call, "message": exc.message}))
             self.respond(nid, error=exc.number)
+
+    def read_mem(self, tid, address, size) -> bytes:
+        """Every read of the target's memory marks the call: it may no longer be continued."""
+        self.read_target = True
+        return TargetAccess.read_mem(self, tid, address, size)
 
     # the roots ---------------------------------------------------------------------------------
 
