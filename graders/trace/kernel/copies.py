@@ -19,6 +19,7 @@ libc.process_vm_writev.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ulong
                                    ctypes.c_ulong, ctypes.c_ulong]
 CHUNK = 1 << 20  # one call copies at most this much (the kernel also copies less than asked)
 SPLICE_F_NONBLOCK = 2
+PIPE_PAGE = 4096
 
 
 class Copies:
@@ -26,6 +27,12 @@ class Copies:
 
     def _copy(self, nid, task, call, in_fd, in_addr, out_fd, out_addr, count, nonblock=False):
         count = min(count, CHUNK, self.max_data + 1)
+        out = self.getfd(task, out_fd)
+        try:
+            if not stat.S_ISREG(os.fstat(out).st_mode):
+                count = min(count, PIPE_PAGE)  # a pipe or socket with room takes this much without blocking us
+        finally:
+            os.close(out)
         src = self.getfd(task, in_fd)
         try:
             src_st = os.fstat(src)
