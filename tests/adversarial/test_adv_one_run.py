@@ -111,7 +111,8 @@ def test_forged_end_exit0(batch):
     assert crit(entry, FIELDS)["passed"], brief(entry)  # the starter's fields are right: one bug, its criteria
 
 
-def test_mmap_fallback_is_refused_then_judged(batch):
+def test_in_place_mmap_is_traced_then_judged(batch):
+    """The shared mapping is not refused any more: its stores are traced as writes of checkpoint.json."""
     arena, run, files = batch
     entry = by_file(report(run, files))["one_unhooked_mmap.py"]
     assert "mistura" in crit(entry, ATOMIC)["message"] or "vazio" in crit(entry, ATOMIC)["message"], brief(entry)

@@ -279,25 +279,121 @@ def test_output_and_report(sandbox):
 # --- hostile code --------------------------------------------------------------------------------
 
 
-def test_shared_mmap_write_is_refused_and_file_unchanged(sandbox):
+def test_shared_mmap_stores_are_traced_as_writes_before_the_next_call(sandbox):
+    """In-place stores through a shared mapping are not refused any more: they show up as writes
+    of the file, recorded before the next call (here the rename), so the trace builds the disk."""
     trace = run(sandbox, """
         import mmap
         def save_checkpoint(state):
             with open("checkpoint.json", "w") as f:
                 f.write("decoy-decoy")
             with open("checkpoint.json", "r+b") as f:
-                try:
+                m = mmap.mmap(f.fileno(), 0)
+                m[:5] = b"REAL!"
+                m.close()
+            os.rename("checkpoint.json", "moved.json")
+            with open("moved.json", "r+b") as f:
+                m = mmap.mmap(f.fileno(), 0)
+                m[-5:] = b"later"
+                m.flush()
+                m.close()
+    """)
+    ok(trace)
+    assert not events(trace, "refused")
+    assert final(trace, "moved.json") == b"REAL!-later"
+    node = node_at(trace, "moved.json")
+    assert written(trace, node) == b"REAL!-later"
+    kinds = [e.kind for e in trace.events if e.node == node or e.kind == "rename"]
+    first_store = next(i for i, e in enumerate(trace.events) if e.kind == "write" and e.data.startswith(b"REAL!"))
+    rename = next(i for i, e in enumerate(trace.events) if e.kind == "rename")
+    assert first_store < rename, kinds
+    msync = [e for e in events(trace, "fsync") if e.node == node]
+    assert msync and msync[0].flags == 1  # m.flush() is msync(MS_SYNC): made durable, and said so
+
+
+def test_shared_mmap_with_another_thread_running_is_refused_with_a_message(sandbox):
+    """With a second thread, the descriptor could be swapped before the kernel maps it: refused,
+    saying which call and why, and the file keeps what the trace says."""
+    trace = run(sandbox, """
+        import mmap, threading
+        def save_checkpoint(state):
+            with open("checkpoint.json", "w") as f:
+                f.write("decoy-decoy")
+            stop = threading.Event()
+            worker = threading.Thread(target=stop.wait)
+            worker.start()
+            try:
+                with open("checkpoint.json", "r+b") as f:
                     m = mmap.mmap(f.fileno(), 0)
                     m[:5] = b"REAL!"
-                    m.close()
-                except OSError as exc:
-                    print("recusado", exc.errno)
+            except OSError as exc:
+                print("recusado", exc.errno)
+            finally:
+                stop.set()
+                worker.join()
     """)
     ok(trace)
     (refused,) = events(trace, "refused")
-    assert refused.payload["call"] == "mmap" and "mmap" in refused.payload["message"]
+    assert refused.payload["call"] == "mmap" and "threads" in refused.payload["message"]
     assert "recusado 13" in trace.output
     assert final(trace, "checkpoint.json") == b"decoy-decoy"
+
+
+def test_copy_calls_are_performed_and_traced_as_writes(sandbox):
+    """sendfile, copy_file_range and splice into a file of the roots: done by the supervisor, recorded
+    as the writes they are (with the offsets they were given, read once), not refused."""
+    trace = run(sandbox, """
+        def save_checkpoint(state):
+            with open("src.bin", "wb") as f:
+                f.write(b"0123456789abcdef")
+            src = os.open("src.bin", os.O_RDONLY)
+            dst = os.open("out.bin", os.O_WRONLY | os.O_CREAT, 0o644)
+            sent = os.sendfile(dst, src, 4, 6)                       # "456789" at 0
+            copied = os.copy_file_range(src, dst, 3, 10, 6)          # "abc" at 6
+            r, w = os.pipe()
+            os.write(w, b"PIPE")
+            spliced = os.splice(r, dst, 4)                           # "PIPE" at 6 (position moved by sendfile only)
+            os.lseek(src, 0, os.SEEK_SET)
+            tail = os.sendfile(dst, src, None, 2)                    # "01" at the current position
+            print(sent, copied, spliced, tail, os.lseek(src, 0, os.SEEK_CUR), os.lseek(dst, 0, os.SEEK_CUR))
+            big = os.open("big.bin", os.O_RDWR | os.O_CREAT, 0o644)
+            os.write(big, b"b" * 100_000)
+            to_pipe = os.sendfile(w, big, 0, 100_000)  # into a pipe: a part, never a supervisor stuck on it
+            print(0 < to_pipe <= 65536 and len(os.read(r, 100_000)) == to_pipe)
+            os.close(big)
+            memory = os.memfd_create("m")
+            os.write(memory, b"zz")
+            try:
+                os.copy_file_range(memory, dst, 2, 0)
+            except OSError as exc:  # another file system: the kernel's EXDEV, kept
+                print(exc.errno)
+            os.close(src); os.close(dst)
+    """)
+    ok(trace)
+    assert not events(trace, "refused")
+    assert trace.output.split() == ["6", "3", "4", "2", "2", "12", "True", "18"]
+    assert final(trace, "out.bin") == b"456789PIPE01"
+    assert written(trace, node_at(trace, "out.bin")) == b"456789PIPE01"
+
+
+def test_metadata_changes_by_path_work_the_same_in_both_modes(sandbox):
+    """chmod, utime and shutil.copy2 inside the work folder: in reduced mode the supervisor performs
+    them with the arguments it copied once (mode, times), and the result is what the kernel gives."""
+    trace = run(sandbox, """
+        import shutil, stat
+        def save_checkpoint(state):
+            with open("a.txt", "w") as f:
+                f.write("a")
+            os.chmod("a.txt", 0o600)
+            os.utime("a.txt", (1_000_000_000, 1_000_000_000))
+            os.utime("a.txt", ns=(5, 1_500_000_000_123_456_789))
+            shutil.copy2("a.txt", "b.txt")
+            a, b = os.stat("a.txt"), os.stat("b.txt")
+            print(oct(stat.S_IMODE(a.st_mode)), a.st_mtime_ns, oct(stat.S_IMODE(b.st_mode)), b.st_mtime_ns)
+    """)
+    ok(trace)
+    assert not events(trace, "refused")
+    assert trace.output.split() == ["0o600", "1500000000123456789", "0o600", "1500000000123456789"]
 
 
 REFUSALS = """

@@ -4,8 +4,10 @@ every file-system mutation itself, so the trace records exactly what reached the
 Trusted side only: this package never runs student code. The child `run` forks installs the filter
 (`seccomp`) and execs the runner; every notified call of that process, its threads and its children
 comes to one `Supervisor`, which reads the caller (`target`), then emulates the call (`opens`,
-`writes`, `names`, `durability`), checks or refuses it (`refusals`), and answers. `server` is the
-same supervisor as a long-lived server inside the CLI's sandbox.
+`writes`, `copies`, `names`, `durability`, `metadata`), follows shared mappings (`mappings`), checks
+or refuses it (`refusals`), and answers. It lets the kernel run a call itself only when its decision
+read no memory of the caller's (the kernel would read the arguments again). `server` is the same
+supervisor as a long-lived server inside the CLI's sandbox.
 """
 
 from .run import prepare_supervisor, run_traced

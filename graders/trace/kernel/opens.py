@@ -14,17 +14,22 @@ from .linux import AT_FDCWD, O_PATH, O_TMPFILE_BIT, U32
 from .seccomp import ADDFD, ADDFD_FLAG_SEND, NOTIF_ADDFD
 from .target import Task
 
+# Devices any run may open for writing: they hold no file, so nothing there is traced.
+DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom")
+
 
 class Opens:
     """Supervisor mixin: the open family."""
 
     def _open_common(self, nid, task: Task, dirfd, path_addr, flags, mode):
         flags &= U32
+        if flags & O_PATH:
+            # The kernel drops every other flag of an O_PATH open: it writes nothing and the
+            # decision reads no target memory, so the kernel may run it (path read only once, there).
+            return "continue"
         path = self.read_path(task.tid, path_addr)
         if not self.valid(nid):
             return None
-        if flags & O_PATH:
-            return "continue" if task.threads == 1 else self.outside(task, "open", "abrir")
         tmpfile = flags & O_TMPFILE_BIT == O_TMPFILE_BIT
         follow = not (flags & os.O_NOFOLLOW or (flags & os.O_CREAT and flags & os.O_EXCL)) and not tmpfile
         where = self.resolve(task, dirfd, path, follow if not tmpfile else True)
@@ -32,12 +37,17 @@ class Opens:
             return self._reopen(nid, task, where, flags)
         parent, name = where
         full = parent.rstrip("/") + "/" + name
-        if full == "/dev/null" and not tmpfile:
-            return self._install(nid, os.open("/dev/null", flags & ~(os.O_CREAT | os.O_EXCL | os.O_CLOEXEC)), flags)
+        if full in DEVICES and not tmpfile:
+            # Opened by us from the path we copied (the kernel would read it again).
+            try:
+                fd = os.open(full, flags & ~(os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_TRUNC) | os.O_NOFOLLOW)
+            except OSError as exc:
+                raise Refused(exc.errno) from None
+            return self._install(nid, fd, flags)
         target_dir = full if tmpfile else parent
         opened = self.open_parent(target_dir)
         if opened is None:
-            if self.reduced and "/__pycache__/" in full and full.endswith(".pyc"):
+            if "/__pycache__/" in full and full.endswith(".pyc"):
                 raise Refused(errno.EACCES)  # the interpreter's own byte-code cache: refused quietly
             return self.outside(task, "open", f"abrir {full!r} para escrita")
         pfd, is_root = opened
@@ -101,7 +111,14 @@ class Opens:
         try:
             st = os.fstat(dup)
             if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
-                return self.outside(task, "open", "reabrir por /proc/self/fd")
+                # A pipe or a device: reopened by us through our duplicate, never by the kernel
+                # from a path it would read again.
+                base = flags & ~(os.O_CLOEXEC | os.O_CREAT | os.O_EXCL | os.O_TRUNC)
+                try:
+                    fd = os.open(f"/proc/self/fd/{dup}", base)
+                except OSError as exc:
+                    raise Refused(exc.errno) from None
+                return self._install(nid, fd, flags)
             try:
                 name_now = os.readlink(f"/proc/self/fd/{dup}")
             except OSError:

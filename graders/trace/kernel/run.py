@@ -142,6 +142,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
         end = "broken"
     finally:
         status = _kill_and_reap(pid, status, kill_all)
+        sup.close_mappings()
         for fd in [sup.listener, out_r] + list(sup.pidfds.values()) + [p[1] for p in sup.pending]:
             if fd >= 0:
                 try:

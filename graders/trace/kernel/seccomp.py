@@ -80,7 +80,7 @@ WRITE_OPEN_BITS = (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC)
 EMULATED = ("write", "pwrite64", "writev", "pwritev", "pwritev2", "truncate", "ftruncate", "fallocate",
             "rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "mkdir", "mkdirat",
             "link", "linkat", "symlink", "symlinkat", "fsync", "fdatasync", "sync", "syncfs", "creat",
-            "kill", "tkill", "tgkill", "pidfd_open")
+            "kill", "tkill", "tgkill", "pidfd_open", "sendfile", "copy_file_range", "splice", "msync")
 REFUSED = {
     "io_uring_setup": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
     "io_uring_enter": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
@@ -100,8 +100,8 @@ REFUSED = {
     "keyctl": "chaveiro do kernel", "add_key": "chaveiro do kernel", "request_key": "chaveiro do kernel",
 }
 ERRNO_PLAIN = {
-    "clone3": errno.ENOSYS, "openat2": errno.ENOSYS, "copy_file_range": errno.ENOSYS,
-    "sendfile": errno.ENOSYS, "splice": errno.ENOSYS, "tee": errno.ENOSYS, "vmsplice": errno.ENOSYS,
+    # tee and vmsplice only move data between pipes and memory: no file changes, they run as they are.
+    "clone3": errno.ENOSYS, "openat2": errno.ENOSYS,
     "shmget": errno.ENOSYS, "semget": errno.ENOSYS, "msgget": errno.ENOSYS, "mq_open": errno.ENOSYS,
     "pidfd_send_signal": errno.EPERM, "connect": errno.EACCES, "bind": errno.EACCES,
 }

@@ -18,6 +18,9 @@ from .channel import Channel
 from .durability import Durability
 from .errors import Refused, Stop, errno_name
 from .linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, OpenHow, libc
+from .copies import Copies
+from .mappings import Mappings
+from .metadata import Metadata
 from .names import Names
 from .opens import Opens
 from .refusals import Checks
@@ -28,10 +31,12 @@ from .writes import Writes
 MAX_FINAL = 4 << 20
 
 
-class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks):
+class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability, Mappings, Metadata,
+                 Checks):
     """One run's listener. Each notified call goes to the method `_on_<call>` of one of the mixins;
-    it returns the value to answer, "continue" (the kernel runs the call itself), "pending" (answered
-    later), or None (already answered), or raises Refused / Stop."""
+    it returns the value to answer, "continue" (the kernel runs the call itself: only where the
+    decision read no target memory, since the kernel reads pointer arguments again), "pending"
+    (answered later), or None (already answered), or raises Refused / Stop."""
 
     def __init__(self, roots, *, reduced: bool, source: str, filename: str, job: dict, caps: dict | None = None):
         self.reduced = reduced
@@ -60,6 +65,7 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
         self.outbox = b""
         self.pidfds: dict[int, int] = {}
         self.handlers = {nr: getattr(self, "_on_" + name, None) for nr, name in handled_calls().items()}
+        self.mapped: dict = {}  # node -> [our duplicate, last known contents] (Mappings)
         self.pending: list = []  # writes to full pipes of multi-threaded processes: (id, dup, data)
         self.pipe_key = None
         self.chan_key = None
@@ -68,6 +74,7 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
         self.self_pgid = os.getpgid(0)
         self.listener = -1
         self.end_seen = False
+        self.read_target = False  # set when the call being handled read the target's memory
 
     # nodes and events
 
@@ -80,6 +87,8 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
 
     def _record(self, event: Event):
         self.events.append(event)
+        if self.mapped:
+            self.follow_mapped(event)
         if len(self.events) > self.max_events:
             raise Stop("runaway", {"events": self.max_events})
 
@@ -155,11 +164,19 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
     def handle(self, raw: bytes):
         nid, tid, _flags, nr, _arch, _ip, *args = NOTIF.unpack(raw)
         handler = self.handlers.get(nr)
+        if self.mapped:
+            self.capture_mapped()  # stores through shared mappings come before this call
+        self.read_target = False
         try:
             task = Task(tid)
             if handler is None:
                 raise Refused(errno.ENOSYS)
             result = handler(nid, task, args)
+            if result == "continue" and self.read_target:
+                # Never let the kernel read again what we decided on (seccomp_unotify(2)).
+                name = handled_calls().get(nr, str(nr))
+                raise Refused(errno.EACCES, name, f"{name}: o corretor leu os argumentos desta chamada na memória "
+                                                  "do programa e não deixa o kernel lê-los de novo")
             if result is not None:  # handlers that answered themselves (ADDFD) return None
                 if result == "continue":
                     self.respond(nid, flags=FLAG_CONTINUE)
@@ -172,6 +189,11 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
                 self._record(Event("refused", ok=False, errno=errno_name(exc.number),
                                    payload={"call": exc.call, "message": exc.message}))
             self.respond(nid, error=exc.number)
+
+    def read_mem(self, tid, address, size) -> bytes:
+        """Every read of the target's memory marks the call: it may no longer be continued."""
+        self.read_target = True
+        return TargetAccess.read_mem(self, tid, address, size)
 
     # the roots ---------------------------------------------------------------------------------
 
@@ -202,14 +224,11 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Names, Durability, Checks
         return fd, False
 
     def outside(self, task: Task, call: str, what: str):
-        """A mutation outside the roots: the kernel may do it with the target's own rights when
-        nothing else can change the call meanwhile; otherwise, and always in reduced mode, no."""
-        if not self.reduced and task.threads == 1:
-            return "continue"
-        reason = ("fora das pastas de trabalho do exercício" if self.reduced else
-                  "fora das pastas de trabalho, com outras threads rodando")
-        raise Refused(errno.EACCES, call, f"{what} {reason}: o corretor não pode acompanhar essa mudança")
-
+        """A mutation outside the roots: refused in both modes. Letting the kernel run it
+        (SECCOMP_USER_NOTIF_FLAG_CONTINUE) would make it read the path again from memory that
+        another task may share and change after we looked (seccomp_unotify(2))."""
+        raise Refused(errno.EACCES, call, f"{what} fora das pastas de trabalho do exercício: "
+                                          "o corretor não pode acompanhar essa mudança")
 
 
 def _cap(value, default: int) -> int:

@@ -17,7 +17,9 @@ from .linux import AT_FDCWD, RWF_APPEND, RWF_DSYNC, RWF_SYNC, U32
 class Writes:
     """Supervisor mixin: contents. Writes to the output pipe and the channel go to Channel."""
 
-    def _write_common(self, nid, task, fd, data_reader, offset=None, rwf=0):
+    def _write_common(self, nid, task, fd, data_reader, offset=None, rwf=0, perform=False):
+        """perform=True: never hand the call back to the kernel (the copy calls, whose data we
+        already took from their source)."""
         dup = self.getfd(task, fd)
         try:
             st = os.fstat(dup)
@@ -35,9 +37,10 @@ class Writes:
                 self._channel(data)
                 return len(data)
             if not stat.S_ISREG(st.st_mode):
-                if task.threads == 1:
-                    return "continue"
-                data = data_reader()[:4096]
+                if task.threads == 1 and not perform:
+                    return "continue"  # decided on the descriptor alone, which no other thread can swap
+                data = data_reader()
+                data = data if perform else data[:4096]
                 if not self.valid(nid):
                     return None
                 _r, writable, _x = select.select([], [dup], [], 0)
@@ -49,7 +52,7 @@ class Writes:
             if fl & os.O_ACCMODE == os.O_RDONLY:
                 raise Refused(errno.EBADF)
             tracked = st.st_dev in self.root_devs
-            if not tracked and task.threads == 1:
+            if not tracked and task.threads == 1 and not perform:
                 return "continue"
             data = data_reader()
             if not self.valid(nid):

@@ -1,6 +1,6 @@
 # Attack (unhooked API): checkpoint.json overwritten in place through a shared writable mmap
-# (the grader refuses the mapping); when refused, it falls back to nothing at all on the first
-# save and to an in-place write afterwards.
+# (now traced: its stores show up as writes of the published file); were it refused, it would
+# fall back to nothing at all on the first save and to an in-place write afterwards.
 import mmap
 
 #@@INCLUDE:_inplace.py@@

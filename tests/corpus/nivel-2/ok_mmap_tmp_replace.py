@@ -1,0 +1,54 @@
+# why: fills its own temporary file through a shared mmap (flushed with msync) and publishes it with os.replace: the stores are traced as the writes they are, before the rename
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=ok
+# mode: cli-only
+import json
+import mmap
+import os
+
+
+def save_checkpoint(state):
+    data = json.dumps(state, ensure_ascii=False, indent=2).encode("utf-8")
+    tmp = "checkpoint.json.tmp"
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.ftruncate(fd, len(data))
+        with mmap.mmap(fd, len(data), mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE) as m:
+            m[:] = data
+            m.flush()
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, "checkpoint.json")
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        state["pendingToolUse"] = {"id": block["id"], "name": block["name"], "input": block["input"]}
+        save_checkpoint(state)
+
+        result = execute_tool(block["name"], block["input"])
+        state["messages"].append({
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": block["id"], "content": result}],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+        save_checkpoint(state)
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    return state
