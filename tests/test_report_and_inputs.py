@@ -383,9 +383,15 @@ def test_a_revealed_criterion_keeps_its_verdict_and_every_report_says_so():
     rows = list(csv.reader(io.StringIO(render_csv([result], "quiz-sobrescrita"))))
     assert rows[1][3] == "falhou (resposta revelada)"
     assert json.loads(render_json([result]))[0]["criteria"][0]["revealed"] is True
-    from graders.cli.html_report import render_html
+    from graders.cli import classreport, formats, metadata
 
-    assert "falhou (resposta revelada)" in render_html([normalise(result)], "quiz-sobrescrita")
+    row = {"file": "ana.json", "shown": "ana.json", "student": "Ana", "kind": "export",
+           "results": {"quiz-sobrescrita": normalise(result)}}
+    built = classreport.build([row], ["quiz-sobrescrita"], "quiz-sobrescrita",
+                              metadata.describe(True, False, ["quiz-sobrescrita"]), [])
+    for fmt in ("text", "csv", "planilha", "html", "vpl", "moodle"):
+        assert "resposta revelada" in formats.render(fmt, built) or fmt in ("vpl", "moodle"), fmt
+    assert "falhou (resposta revelada)" in formats.render("html", built)
 
 
 def test_a_failed_answer_names_what_is_wrong_never_the_right_option():

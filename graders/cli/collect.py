@@ -1,5 +1,6 @@
 """Turn the CLI's ARQUIVO arguments into the list of files to grade: a folder is read with its
-subfolders (`.py` and `.json` in any case; hidden entries and `__pycache__` skipped), in a stable order.
+subfolders (`.py` and `.json` in any case), in a stable order; everything else under it is listed as
+ignored, with the reason (hidden entries, `__pycache__`, archives, other extensions).
 """
 
 from __future__ import annotations
@@ -18,6 +19,24 @@ class Entry:
     shown: str      # the short name reports show: relative to the folder given, or the path as given
     folder: str | None = None  # the folder argument this file came from, if any
     empty: bool = False  # a folder argument with nothing to grade in it (reported in its place)
+    missing: bool = False  # an argument that names nothing on disk
+
+
+ARCHIVES = (".zip", ".rar", ".7z", ".tar", ".gz", ".tgz", ".bz2", ".xz")
+
+
+def _reason(name: str, is_dir: bool) -> str | None:
+    """Why an entry under a folder is not graded (None: it is)."""
+    if name.startswith("."):
+        return "oculto (o nome começa com .)" if not is_dir else "pasta oculta (o nome começa com .)"
+    if is_dir:
+        return "cache do Python" if name in SKIPPED_DIRS else None
+    lower = name.lower()
+    if lower.endswith(SUFFIXES):
+        return None
+    if lower.endswith(ARCHIVES):
+        return "compactado — extraia antes"
+    return "não é .py nem .json"
 
 
 def _sort_key(name: str) -> tuple:
@@ -26,47 +45,64 @@ def _sort_key(name: str) -> tuple:
     return (parts, name)
 
 
-def _walk(folder: str) -> list[str]:
+def _walk(folder: str, ignored: list | None = None) -> list[str]:
     found = []
+    ignored = [] if ignored is None else ignored
+
+    def skip(path: str, reason: str):
+        ignored.append({"path": os.path.relpath(path, folder), "reason": reason})
 
     def visit(current: str):
         try:
             with os.scandir(current) as it:
                 entries = sorted(it, key=lambda e: _sort_key(e.name))
         except OSError:
+            if current != folder:
+                skip(current, "pasta ilegível")
             return  # an unreadable subfolder: nothing in it can be graded (the others still are)
         for entry in entries:
-            if entry.name.startswith("."):
-                continue
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = entry.is_file(follow_symlinks=True)
             except OSError:
+                skip(entry.path, "ilegível")
                 continue
-            if is_dir:
-                if entry.name not in SKIPPED_DIRS:
-                    visit(entry.path)
-            elif (is_file or entry.is_symlink()) and entry.name.lower().endswith(SUFFIXES):
+            reason = _reason(entry.name, is_dir)
+            if reason:
+                skip(entry.path, reason)
+            elif is_dir:
+                visit(entry.path)
+            elif is_file or entry.is_symlink():
                 found.append(entry.path)
+            else:
+                skip(entry.path, "não é um arquivo comum")
 
     visit(folder)
     return found
 
 
 def collect(arguments: list[str]) -> list[Entry]:
-    """The files to grade, in the arguments' order (a folder's files sorted by name), and each folder
+    return collect_all(arguments)[0]
+
+
+def collect_all(arguments: list[str]) -> tuple[list[Entry], list[dict]]:
+    """(entries, ignored): the files to grade, in the arguments' order (a folder's files sorted by name), and each folder
     that held none as an `empty` entry in its place. A non-folder argument is kept as it is (the
     reader says what is wrong with it); a file reached through two folders is graded once."""
-    entries, seen = [], set()
+    entries, seen, ignored = [], set(), []
     for argument in arguments:
         try:
             is_dir = os.path.isdir(argument)
         except (OSError, ValueError):
             is_dir = False
         if not is_dir:
-            entries.append(Entry(argument, argument))
+            missing = not os.path.lexists(argument) and not argument.lower().endswith(SUFFIXES)
+            entries.append(Entry(argument, argument, missing=missing))
             continue
-        files = _walk(argument)
+        skipped: list = []
+        files = _walk(argument, skipped)
+        several = len([a for a in arguments if os.path.isdir(a)]) > 1
+        ignored += [{**i, "path": os.path.join(argument, i["path"]) if several else i["path"]} for i in skipped]
         if not files:
             entries.append(Entry(argument, argument, argument, empty=True))
         for path in files:
@@ -74,4 +110,4 @@ def collect(arguments: list[str]) -> list[Entry]:
                 continue
             seen.add(path)
             entries.append(Entry(path, os.path.relpath(path, argument), argument))
-    return entries
+    return entries, ignored

@@ -29,14 +29,3 @@ def possible_copies(codes: dict[str, dict[str, str]], who: dict[str, str | None]
                 "members": [{"file": label, "student": who.get(label)} for label in group.members],
             })
     return found
-
-
-def copies_lines(copies: list[dict]) -> list[str]:
-    """The section as Portuguese lines (text report, spreadsheet)."""
-    if not copies:
-        return ["Possíveis cópias: nenhuma (código idêntico ou quase idêntico entre arquivos diferentes)."]
-    lines = ["Possíveis cópias (código idêntico ou quase idêntico; confira lendo o código):"]
-    for c in copies:
-        names = ", ".join(m["file"] + (f" ({m['student']})" if m.get("student") else "") for m in c["members"])
-        lines.append(f"  {c['exercise']}, {c['kind']} ({round(100 * c['score'])}%): {names}")
-    return lines

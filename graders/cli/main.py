@@ -17,10 +17,9 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from .. import exercises
-from . import document, metadata, options, report
-from .collect import collect
+from . import classreport, formats, metadata, options, report, roster
+from .collect import collect_all
 from .copies import possible_copies
-from .summary import status, summarise
 from ..grading import grade
 from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem
 from ..judge.verdict import failed_all
@@ -48,14 +47,15 @@ def _exercise_in_path(path: str) -> str | None:
     parts = [p.lower() for p in os.path.normpath(path).split(os.sep)]
     parts[-1] = os.path.splitext(parts[-1])[0]
     for part in reversed(parts):
+        # `nivel2`, `nivel_2` and `Nível-2` name nivel-2 too.
+        squeezed = "".join(ch for ch in roster.fold(part) if ch.isalnum())
         for ex in sorted(exercises.EXERCISE_IDS, key=len, reverse=True):
-            if ex in part:
+            if ex in part or ex.replace("-", "") in squeezed:
                 return ex
     return None
 
 
-def _input_error(path: str, exercise: str, message: str) -> dict:
-    return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": message})
+_input_error = classreport.input_error
 
 
 def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
@@ -69,6 +69,8 @@ def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
                "student": None, "kind": None, "results": {}}
         rows.append(row)
         try:
+            if entry.missing:
+                raise SubmissionError(f"pasta ou arquivo não encontrado: {entry.path}")
             if entry.empty:
                 raise SubmissionError("a pasta não tem nenhum arquivo .py ou .json")
             text, is_export = read_text(entry.path)
@@ -275,16 +277,52 @@ def _codes(rows, jobs) -> tuple[dict, dict]:
     return codes, who
 
 
+def _pesos(path: str | None) -> dict | None:
+    """The --pesos file: {exercise: {"peso": w, "criterios": {id: w}}} (TOML); None without one."""
+    if path is None:
+        return None
+    import tomllib
+
+    with open(path, "rb") as handle:
+        data = tomllib.load(handle)
+    for ex, entry in data.items():
+        if ex not in exercises.EXERCISE_IDS or not isinstance(entry, dict):
+            raise ValueError(f"exercício desconhecido {ex!r}")
+        values = [entry.get("peso", 1), *dict(entry.get("criterios", {})).values()]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1000 for v in values):
+            raise ValueError(f"os pesos de {ex} precisam ser números de 0 a 1000")
+    return data
+
+
+def _exit_code(report_: dict) -> int:
+    states = [row["status"] for row in report_["students"] if row["files"]]
+    if not any(s in (classreport.APPROVED, classreport.FAILED, classreport.INCOMPLETE) for s in states):
+        return EXIT_NOTHING_GRADED
+    if any(s in (classreport.ERROR, classreport.LIMIT) for s in states):
+        return EXIT_SOME_UNGRADED
+    return EXIT_OK if all(s == classreport.APPROVED for s in states) else EXIT_FAILED
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = options.parse(argv)
+    try:
+        people = roster.read(args.turma) if args.turma else None
+        pesos = _pesos(args.pesos)
+    except roster.RosterError as exc:
+        sys.stderr.write(f"erro: {exc}\n")
+        return EXIT_INPUT
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"erro: arquivo de pesos {args.pesos}: {exc}\n")
+        return EXIT_INPUT
     stop = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
         isolated = _isolation(args.isolamento)
         if isolated is None:
             return EXIT_INPUT
-        rows, jobs = prepare(collect(args.files), args.exercise)
+        entries, ignored = collect_all(args.files)
+        rows, jobs = prepare(entries, args.exercise)
         _precompile()
         left = _grade_all(rows, jobs, args, isolated, stop) if jobs and not stop.is_set() else list(range(len(jobs)))
         interrupted = stop.is_set()
@@ -298,23 +336,22 @@ def main(argv=None) -> int:
         if interrupted:
             # Only what was graded is reported; the rest is listed as not graded.
             rows = [row for row in rows if row["results"] or "error" in row]
-        exercise_ids = list(exercises.EXERCISE_IDS) if args.exercise == options.ALL_EXERCISES else [args.exercise]
-        exercise_ids = [ex for ex in exercise_ids if args.exercise != options.ALL_EXERCISES
-                        or any(ex in row["results"] for row in rows)]
-        meta = metadata.describe(isolated, interrupted, exercise_ids, pending=pending_files)
-        summary = summarise(rows, exercise_ids)
-        copies = possible_copies(codes, who)
-        sys.stdout.write(document.render(args.format, rows, exercise_ids, args.exercise, meta, summary, copies))
+        assignment = options.assignment(args)
+        meta = metadata.describe(isolated, interrupted, assignment, pending=pending_files)
+        copies = possible_copies({ex: c for ex, c in codes.items() if ex in assignment}, who)
+        class_report = classreport.build(rows, assignment, args.exercise, meta, copies, people=people,
+                                         ignored=ignored, pesos=pesos, nota_max=args.nota_max)
+        sys.stdout.write(formats.render(args.format, class_report))
         sys.stdout.flush()
+        if args.format == "moodle":
+            left_out = [r["student"] or r["shown"] for r in class_report["students"] if not (r["email"] or r["id_number"])]
+            if left_out:
+                sys.stderr.write(f"aviso: {report.plural(len(left_out), 'aluno ficou', 'alunos ficaram')} fora do "
+                                 f"arquivo do Moodle (sem e-mail nem matrícula; use --turma): {', '.join(left_out)}\n")
         if interrupted:
             left = report.plural(len(pending_files), "arquivo ficou", "arquivos ficaram")
             sys.stderr.write(f"\ninterrompido: {left} sem correção.\n")
             return EXIT_INTERRUPTED
-        states = [status(row) for row in rows]
-        if not any(s in ("aprovado", "reprovado") for s in states):
-            return EXIT_NOTHING_GRADED
-        if any(s in ("erro", "não avaliado") for s in states):
-            return EXIT_SOME_UNGRADED
-        return EXIT_OK if all(s == "aprovado" for s in states) else EXIT_FAILED
+        return _exit_code(class_report)
     finally:
         signal.signal(signal.SIGINT, previous)
