@@ -1,0 +1,194 @@
+"""The class report an instructor puts in the gradebook (issue 24): one row per person of the roster,
+the whole assignment in the score, nothing under the folder left out, Moodle's and VPL's formats."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+CORPUS = ROOT / "tests" / "corpus"
+ANSWERS = json.loads((CORPUS / "respostas" / "tudo_certo.json").read_text(encoding="utf-8"))
+SOLUTION = {ex: (ROOT / "exercises" / ex / "solution.py").read_text(encoding="utf-8") for ex in ("nivel-1", "nivel-2")}
+
+ROSTER = [  # (first name, last name, matrícula, e-mail), as Moodle's participant export has them
+    ("Ana", "Souza", "2024001", "ana.souza@usp.br"),
+    ("Bruno", "Melo", "2024002", "bruno.melo@usp.br"),
+    ("João Pedro", "Álvares", "2024003", "joao.alvares@usp.br"),
+    ("Maria Silva", "Santos", "2024004", "maria.santos@usp.br"),
+    ("Maria Silva", "Costa", "2024005", "maria.costa@usp.br"),
+    ("Kevin", "Øberg", "2024006", "kevin.oberg@usp.br"),
+    ("Quézia", "Quiz", "2024007", "quezia@usp.br"),
+] + [(f"Aluno{n:02d}", "Completo", f"20249{n:02d}", f"aluno{n:02d}@usp.br") for n in range(10)] \
+  + [(f"Faltoso{n:02d}", "Ausente", f"20248{n:02d}", f"faltoso{n:02d}@usp.br") for n in range(13)]
+
+
+def cli(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "graders", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def export(student, exercises=None) -> str:
+    doc = {"format": "checkpoints-licao-2/respostas", "version": 2,
+           "exercises": exercises if exercises is not None else ANSWERS["exercises"]}
+    if student is not None:
+        doc["student"] = student
+    return json.dumps(doc, ensure_ascii=False)
+
+
+@pytest.fixture(scope="module")
+def turma(tmp_path_factory):
+    """30 people on the roster; a class folder as Moodle's download and a hurried class leave it."""
+    root = tmp_path_factory.mktemp("turma30")
+    roster = root.parent / "participantes.csv"
+    lines = ["Nome,Sobrenome,Número de identificação,Endereço de email"]
+    lines += [",".join(p) for p in ROSTER]
+    roster.write_bytes(b"\xef\xbb\xbf" + "\r\n".join(lines).encode("utf-8"))
+    entregas = root / "entregas"
+    for n in range(10):  # complete exports, the name typed in many ways
+        name = f"aluno{n:02d} COMPLETO" if n % 2 else f"Completo, Aluno{n:02d}".replace(",", "")
+        (entregas / f"a{n:02d}").mkdir(parents=True)
+        (entregas / f"a{n:02d}" / "respostas-licao-2.json").write_text(export(name), encoding="utf-8")
+    # Per-student folders with a generic file name: who is who comes from the folder.
+    for who, ex in (("ana-souza", "nivel-2"), ("bruno-melo", "nivel-1"), ("bruno-melo", "nivel-2")):
+        (entregas / who / ex).mkdir(parents=True)
+        (entregas / who / ex / "entrega.py").write_text(SOLUTION[ex], encoding="utf-8")
+    (entregas / "joao_pedro_alvares-nivel2.py").write_text(SOLUTION["nivel-2"], encoding="utf-8")
+    (entregas / "kevin.json").write_text(export("kevin oberg"), encoding="utf-8")
+    (entregas / "quezia.json").write_text(export("Quézia Quiz", {"quiz-sobrescrita": ANSWERS["exercises"]["quiz-sobrescrita"]}),
+                                          encoding="utf-8")
+    (entregas / "maria.json").write_text(export("Maria Silva"), encoding="utf-8")  # two Marias Silva: ambiguous
+    (entregas / "intruso.json").write_text(export("Zé Ninguém"), encoding="utf-8")  # not on the roster
+    (entregas / "envio.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    (entregas / "leia-me.txt").write_text("não é uma entrega", encoding="utf-8")
+    (entregas / ".DS_Store").write_bytes(b"\0")
+    return entregas, roster
+
+
+@pytest.fixture(scope="module")
+def report(turma):
+    entregas, roster = turma
+    run = cli("todos", entregas, "--turma", roster, "--format", "json")
+    assert run.returncode in (1, 3), run.stderr
+    return json.loads(run.stdout)
+
+
+def _by_email(report):
+    return {s["email"]: s for s in report["submissions"] if s["email"]}
+
+
+def test_every_roster_student_has_exactly_one_row(report):
+    rows = report["submissions"]
+    emails = [s["email"] for s in rows if s["roster"] == "na turma"]
+    assert sorted(emails) == sorted(p[3] for p in ROSTER)  # each once, merged files included
+    bruno = _by_email(report)["bruno.melo@usp.br"]
+    assert [f["shown"] for f in bruno["files"]] == ["bruno-melo/nivel-1/entrega.py", "bruno-melo/nivel-2/entrega.py"]
+    assert bruno["identity"] == "turma" and bruno["student"] == "Bruno Melo"
+    assert _by_email(report)["joao.alvares@usp.br"]["files"][0]["shown"] == "joao_pedro_alvares-nivel2.py"
+    kevin = _by_email(report)["kevin.oberg@usp.br"]
+    assert kevin["identity"] == "arquivo exportado" and kevin["score"]["grade"] == 10.0  # "oberg" is Øberg
+
+
+def test_non_submitters_get_zero_and_say_so(report):
+    absent = [s for s in report["submissions"] if s["status"] == "não entregou"]
+    assert len(absent) == 13 + 2  # the 13 who sent nothing, and the two Marias (the file matched neither)
+    assert all(s["score"]["grade"] == 0 and s["files"] == [] for s in absent)
+    assert report["summary"]["not_submitted"] == 15
+
+
+def test_a_partial_submission_is_a_fraction_of_a_complete_one(report):
+    rows = _by_email(report)
+    complete = rows["aluno01@usp.br"]["score"]["grade"]
+    quiz = rows["quezia@usp.br"]["score"]["grade"]
+    assert complete == 10.0 and 0 < quiz <= complete / 10, (quiz, complete)
+    assert rows["quezia@usp.br"]["status"] == "incompleto"
+    assert rows["quezia@usp.br"]["exercises"]["nivel-2"]["state"] == "não entregue"
+    ana = rows["ana.souza@usp.br"]  # the nivel-2 code only: its 4 code criteria of the lesson's 17
+    assert ana["score"]["met"] == 4 and ana["score"]["total"] == 17
+
+
+def test_a_file_that_matches_nobody_or_two_people_is_listed_never_guessed(report):
+    rows = {s["shown"]: s for s in report["submissions"] if s["files"]}
+    assert rows["intruso.json"]["roster"] == "sem correspondência na turma"
+    assert rows["maria.json"]["roster"].startswith("ambíguo na turma: Maria Silva Santos, Maria Silva Costa")
+    assert report["summary"]["unmatched"] == 2
+
+
+def test_nothing_under_the_folder_is_missing_from_the_report(turma, report):
+    entregas, _ = turma
+    on_disk = {os.path.relpath(os.path.join(d, f), entregas) for d, _, files in os.walk(entregas) for f in files}
+    graded = {f["shown"] for s in report["submissions"] for f in s["files"]}
+    ignored = {i["path"]: i["reason"] for i in report["ignored"]}
+    assert graded | set(ignored) == on_disk and not graded & set(ignored)
+    assert ignored["envio.zip"] == "compactado — extraia antes"
+    assert ignored["leia-me.txt"] == "não é .py nem .json" and ignored[".DS_Store"].startswith("oculto")
+
+
+def test_ignored_files_are_in_every_format(turma):
+    entregas, _ = turma
+    folder = entregas / "ana-souza"
+    (folder / "trabalho.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
+    try:
+        for fmt in ("text", "planilha", "html"):
+            out = cli("todos", folder, "--format", fmt).stdout
+            assert "trabalho.zip" in out and "compactado — extraia antes" in out, fmt
+    finally:
+        (folder / "trabalho.zip").unlink()
+
+
+def test_moodle_file_follows_the_grade_importer_rules(turma):
+    entregas, roster = turma
+    run = cli("todos", entregas, "--turma", roster, "--format", "moodle")
+    assert run.returncode in (1, 3), run.stderr
+    assert not run.stdout.startswith("\ufeff")  # Moodle's importer reads the first header as it is
+    rows = list(csv.reader(io.StringIO(run.stdout)))  # "," (Moodle's default separator), one header row
+    header = rows[0]
+    assert header[:2] == ["Endereço de email", "Número de identificação"]
+    assert header[3:7] == ["quiz-sobrescrita (0 a 10)", "nivel-1 (0 a 10)", "nivel-2 (0 a 10)", "Total (0 a 10)"]
+    assert header[7:] == ["Comentários quiz-sobrescrita", "Comentários nivel-1", "Comentários nivel-2"]
+    assert all(len(r) == len(header) for r in rows)
+    table = {r[0]: dict(zip(header, r)) for r in rows[1:]}
+    assert set(table) == {p[3] for p in ROSTER}  # one importable identity per row: the roster's people
+    for r in table.values():
+        for col in header[3:7]:
+            assert r[col] == "" or (re.fullmatch(r"\d+\.\d\d", r[col]) and 0 <= float(r[col]) <= 10), r
+    assert table["faltoso00@usp.br"]["Total (0 a 10)"] == "0.00"
+    assert table["faltoso00@usp.br"]["Comentários nivel-2"] == "não entregou"
+    ana = table["ana.souza@usp.br"]
+    assert ana["nivel-2 (0 a 10)"] == "6.67" and "só no arquivo exportado" in ana["Comentários nivel-2"]
+    # Who cannot be imported is said on stderr, never silently dropped.
+    assert "Zé Ninguém" in run.stderr and "fora do arquivo do Moodle" in run.stderr
+    scaled = cli("todos", entregas / "kevin.json", "--format", "moodle", "--nota-max", "100")
+    assert "Total (0 a 100)" in scaled.stdout.splitlines()[0]
+
+
+def test_vpl_output_is_what_vpl_parses(turma):
+    entregas, _ = turma
+    run = cli("todos", entregas / "ana-souza", "--format", "vpl")
+    lines = run.stdout.splitlines()
+    assert lines and all(line.startswith("Comment :=>>") for line in lines[:-1]), lines
+    assert re.fullmatch(r"Grade :=>>\d+\.\d\d", lines[-1]) and float(lines[-1].split(">>")[1]) == 2.35
+    # A student's text can never forge a grade line.
+    assert sum(line.startswith("Grade :=>>") for line in lines) == 1
+
+
+def test_exercicios_narrows_the_assignment(turma):
+    entregas, _ = turma
+    doc = json.loads(cli("todos", entregas / "ana-souza", "--exercicios", "nivel-2", "--format", "json").stdout)
+    (ana,) = doc["submissions"]
+    assert doc["report"]["assignment"] == ["nivel-2"] and ana["score"]["total"] == 6 and ana["score"]["met"] == 4
+
+
+def test_a_roster_without_identity_columns_is_refused(tmp_path):
+    bad = tmp_path / "turma.csv"
+    bad.write_text("Nome;Curso\nAna;Computação\n", encoding="latin-1")
+    run = cli("todos", tmp_path, "--turma", bad)
+    assert run.returncode == 2 and "e-mail ou de matrícula" in run.stderr
