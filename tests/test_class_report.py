@@ -192,3 +192,32 @@ def test_a_roster_without_identity_columns_is_refused(tmp_path):
     bad.write_text("Nome;Curso\nAna;Computação\n", encoding="latin-1")
     run = cli("todos", tmp_path, "--turma", bad)
     assert run.returncode == 2 and "e-mail ou de matrícula" in run.stderr
+
+
+# --- the JSON matches its schema, for every kind of row ------------------------------------------
+
+
+def test_json_validates_for_every_kind_of_row(turma, report, tmp_path):
+    from report_schema import check
+
+    check(report)  # roster rows, merged students, non-submitters, unmatched, ignored files (todos)
+    kinds = {s["status"] for s in report["submissions"]}
+    assert {"aprovado", "incompleto", "não entregou"} <= kinds, kinds
+    latin = tmp_path / "joão.py"  # a valid Latin-1 source: graded, with its student and kind
+    latin.write_bytes("# -*- coding: latin-1 -*-\n# João\n".encode("latin-1") + SOLUTION["nivel-2"].encode())
+    broken = tmp_path / "quebrado.json"  # an input error
+    broken.write_text("{", encoding="utf-8")
+    starter = tmp_path / "inicial.py"  # a failed criterion, with a timeline
+    starter.write_text((ROOT / "exercises" / "nivel-2" / "starter.py").read_text(encoding="utf-8"), encoding="utf-8")
+    flood = tmp_path / "enchente.py"  # stopped by a grader limit: not graded
+    flood.write_text("print('x' * (3 << 20))\n" + SOLUTION["nivel-2"], encoding="utf-8")
+    files = [latin, broken, starter, flood, tmp_path / "nao-existe"]
+    single = check(json.loads(cli("nivel-2", *files, "--format", "json").stdout))
+    rows = {s["shown"]: s for s in single["submissions"]}
+    assert rows[str(latin)]["status"] == "aprovado" and rows[str(latin)]["student"] == "joão"
+    assert rows[str(latin)]["kind"] == "py"
+    assert rows[str(broken)]["kind"] == "export" and rows[str(broken)]["status"] == "erro"
+    assert rows[str(flood)]["status"] == "não avaliado" and rows[str(flood)]["limit"] is True
+    assert rows[str(starter)]["timeline"]["points"] and rows[str(latin)]["timeline"] is not None
+    assert "pasta ou arquivo não encontrado" in rows[str(tmp_path / "nao-existe")]["error"]
+    check(json.loads(cli("todos", *files, "--format", "json").stdout))

@@ -175,7 +175,9 @@ def test_hostile_submissions_cannot_touch_files_or_neighbours(tmp_path):
         "raise KeyboardInterrupt", "signal.raise_signal(signal.SIGKILL)"))
     run = cli("nivel-2", vandal, looper, SOLUTION, killer, suicide, flood, liar, forger, assassin,
               "--timeout", "8", "--format", "json")
-    results = {r["file"]: r for r in submissions(run)}
+    from report_schema import check
+
+    results = {r["file"]: r for r in check(json.loads(run.stdout))["submissions"]}
     # The flood hit a grader limit: not graded (exit 3), said as the grader's, never scored.
     assert run.returncode == 3
     assert results[str(flood)]["limit"] is True and "--max-saida" in results[str(flood)]["error"]

@@ -88,9 +88,6 @@ def _exercise(result: dict | None, exercise: str, source: dict | None, student: 
         data["error"] = result["error"]
         if result.get("limit") is True:
             data["limit"] = True
-    for key, value in (result or {}).items():  # what else the verdict carries (hints for the future)
-        if key not in data and key not in ("file", "criteria", "passed", "error", "limit"):
-            data[key] = value
     return data
 
 

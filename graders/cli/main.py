@@ -58,6 +58,30 @@ def _exercise_in_path(path: str) -> str | None:
 _input_error = classreport.input_error
 
 
+def _read(path: str) -> tuple[str, bool]:
+    """read_text, plus a .py that declares its own encoding (`# -*- coding: latin-1 -*-`), as Python
+    itself would read it."""
+    try:
+        return read_text(path)
+    except SubmissionError as exc:
+        if not path.lower().endswith(".py") or "UTF-8" not in str(exc):
+            raise
+        import io
+        import tokenize
+
+        from ..submission import _read_bytes
+
+        data = _read_bytes(path)
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            if encoding in ("utf-8", "utf-8-sig"):
+                raise exc
+            text = data.decode(encoding)
+        except (SyntaxError, LookupError, UnicodeDecodeError):
+            raise exc from None
+        return text.replace("\r\n", "\n").replace("\r", "\n"), False
+
+
 def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
     """(rows, jobs): one row per file (see graders.cli.summary), and one job (row index, exercise,
     Submission) per exercise to grade in it. Files are read here; a file that cannot be read
@@ -65,19 +89,23 @@ def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
     everything = exercise == options.ALL_EXERCISES
     rows, jobs = [], []
     for entry in entries:
+        # What the name says until the file is read: an unreadable file still has a kind and a student.
+        suffix = os.path.splitext(entry.path)[1].lower()
+        kind = {".py": "py", ".json": "export"}.get(suffix) if not (entry.empty or entry.missing) else None
         row = {"file": report.clean(entry.path) or report.UNKNOWN_FILE, "shown": report.clean(entry.shown),
-               "student": None, "kind": None, "results": {}}
+               "student": report.clean(stem(entry.path), 120) if kind == "py" else None, "kind": kind, "results": {}}
         rows.append(row)
         try:
             if entry.missing:
                 raise SubmissionError(f"pasta ou arquivo não encontrado: {entry.path}")
             if entry.empty:
                 raise SubmissionError("a pasta não tem nenhum arquivo .py ou .json")
-            text, is_export = read_text(entry.path)
+            text, is_export = _read(entry.path)
             if is_export:
                 row["kind"] = "export"
                 student, found = export_entries(text)
-                row["student"] = report.clean(student, 120) if student else None
+                # Cut at 120 characters, a name may end in a space the student never typed there.
+                row["student"] = report.clean(student, 120).rstrip() or None if student else None
                 wanted = [ex for ex in exercises.EXERCISE_IDS if ex in found] if everything else [exercise]
                 submissions = {ex: found.get(ex) or Submission(code=None, answers={}, student=student) for ex in wanted}
                 if everything and not wanted:

@@ -1,4 +1,4 @@
-"""`--format json`: the class report as one JSON document (schema: graders/cli/report.schema.json).
+"""`--format json`: the class report as one JSON document (schema: graders/cli/report.schema.json, checked by the tests).
 With one exercise, each submission carries that exercise's fields at its top level (and no
 "exercises" object); with several, one object per exercise under "exercises"."""
 
