@@ -251,10 +251,11 @@ def _copies(copies: list[dict]) -> str:
     items = []
     for c in copies:
         names = ", ".join(f"{_e(m['student'])} ({_e(m['file'])})" if m.get("student") else _e(m["file"]) for m in c["members"])
-        items.append(f'<li data-kind="{_e(c["kind"])}"><strong>{_e(c["exercise"])}, {_e(c["kind"])}</strong> '
-                     f'({round(100 * c["score"])}%): {names}</li>')
+        items.append(f'<li data-kind="{_e(c["kind"])}"><strong>{_e(c["exercise"])}, {_e(prose.copy_kind(c))}</strong> '
+                     f'({round(100 * c["score"])}%): {names}{_e(prose.identical_note(c))}</li>')
     return ("<p>Grupos de arquivos com código idêntico ou quase idêntico (nomes, comentários e formatação não contam; "
-            "o código inicial do exercício também não). Confira lendo o código.</p>"
+            "o código inicial do exercício também não), e os que reproduzem a solução de referência publicada no "
+            "site. Confira lendo o código.</p>"
             f'<ul id="copias">{"".join(items)}</ul>')
 
 

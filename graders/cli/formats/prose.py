@@ -77,9 +77,17 @@ def copies_lines(copies: list[dict]) -> list[str]:
         return ["Possíveis cópias: nenhuma (código idêntico ou quase idêntico entre arquivos diferentes)."]
     lines = ["Possíveis cópias (código idêntico ou quase idêntico; confira lendo o código):"]
     for c in copies:
-        names = ", ".join(member_name(m) for m in c["members"])
-        lines.append(f"  {c['exercise']}, {c['kind']} ({round(100 * c['score'])}%): {names}")
+        lines.append(f"  {c['exercise']}, {copy_kind(c)} ({round(100 * c['score'])}%): "
+                     + ", ".join(member_name(m) for m in c["members"]) + identical_note(c))
     return lines
+
+
+def copy_kind(c: dict) -> str:
+    return c["kind"] + (" (publicada no site)" if "referência" in c["kind"] else "")
+
+
+def identical_note(c: dict) -> str:
+    return "".join(f"; idênticos entre si: {', '.join(s)}" for s in c.get("identical") or [])
 
 
 def ignored_lines(ignored: list[dict]) -> list[str]:
