@@ -47,6 +47,7 @@ class SimilarGroup:
     score: float  # 1.0 for identical; the weakest link's overlap for near-identical (at most NEAR_MAX)
     reference: bool = False  # the reference solution is in the group: the members match a published source
     identical: tuple = ()  # in a near-identical group, the sets of members whose code is identical
+    #                        (a set that starts with REFERENCE: those members are the reference itself)
 
 
 def _tokens(source: str) -> list | None:
@@ -194,6 +195,8 @@ def find_similar(codes: dict, starter: str | None = None, reference: str | None 
         score = 1.0 if g.kind == IDENTICAL else min(round(g.score, 3), NEAR_MAX)
         same = tuple(tuple(label for label in sorted(subset, key=order.__getitem__) if label != REFERENCE)
                      for subset in g.identical)
+        # A subset that held the reference keeps it as its first item: those members are the very solution.
+        same = tuple((REFERENCE, *t) if REFERENCE in subset else t for t, subset in zip(same, g.identical))
         out.append(SimilarGroup(g.kind, members, score, REFERENCE in g.members, tuple(t for t in same if t)))
     return out
 

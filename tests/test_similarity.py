@@ -71,6 +71,10 @@ def test_the_reference_solution_is_a_known_source():
     (group,) = groups  # one student alone is flagged: her code is the published solution
     assert group.members == ("ana",) and group.reference and group.kind == IDENTICAL
     assert find_similar(codes, starter=STARTER) == []  # without the reference, nothing to compare with
+    codes["caio"] = disguised(SOLUTION).replace("def ", "def _y():\n    return 1\n\n\ndef ", 1)
+    (group,) = find_similar(codes, starter=STARTER, reference=SOLUTION)
+    assert group.kind == NEAR and group.reference and set(group.members) == {"ana", "caio"}
+    assert group.identical[0][1:] == ("ana",)  # ana's is the solution itself, caio's an edit of it
 
 
 def test_a_copy_with_lines_added_and_a_name_changed_is_near_identical():

@@ -5,7 +5,7 @@ identical or near-identical (graders.similarity), named as the rest of the repor
 from __future__ import annotations
 
 from .. import exercises
-from ..similarity import find_similar
+from ..similarity import REFERENCE, find_similar
 
 
 REFERENCE_KIND = {"idêntico": "igual à solução de referência", "quase idêntico": "parecido com a solução de referência"}
@@ -36,6 +36,8 @@ def possible_copies(codes: dict[str, dict[str, str]], who: dict[str, str | None]
                 "score": group.score,
                 "members": [{"file": label, "student": who.get(label)} for label in group.members],
                 # Inside a near-identical group, the files whose code is the very same.
-                "identical": [list(subset) for subset in group.identical if len(subset) > 1],
+                "identical": [list(subset) for subset in group.identical if len(subset) > 1 and REFERENCE not in subset],
+                "same_as_reference": [label for subset in group.identical if REFERENCE in subset
+                                      for label in subset if label != REFERENCE],
             })
     return found

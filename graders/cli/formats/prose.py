@@ -87,7 +87,9 @@ def copy_kind(c: dict) -> str:
 
 
 def identical_note(c: dict) -> str:
-    return "".join(f"; idênticos entre si: {', '.join(s)}" for s in c.get("identical") or [])
+    same = c.get("same_as_reference") or []
+    return ("".join(f"; idênticos entre si: {', '.join(s)}" for s in c.get("identical") or [])
+            + (f"; igual à solução de referência: {', '.join(same)}" if same else ""))
 
 
 def ignored_lines(ignored: list[dict]) -> list[str]:
