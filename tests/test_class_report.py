@@ -221,3 +221,56 @@ def test_json_validates_for_every_kind_of_row(turma, report, tmp_path):
     assert rows[str(starter)]["timeline"]["points"] and rows[str(latin)]["timeline"] is not None
     assert "pasta ou arquivo não encontrado" in rows[str(tmp_path / "nao-existe")]["error"]
     check(json.loads(cli("todos", *files, "--format", "json").stdout))
+
+
+# --- the HTML report for a real class -------------------------------------------------------------
+
+
+@pytest.mark.browser
+def test_html_report_for_a_real_class(turma, browser, tmp_path):
+    from test_browser_a11y import axe_violations
+
+    entregas, roster = turma
+    run = cli("todos", entregas, "--turma", roster, "--format", "html")
+    path = tmp_path / "turma.html"
+    path.write_text(run.stdout, encoding="utf-8")
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(path.as_uri())
+    assert page.locator("tbody tr[data-file]").count() == 32  # the roster's 30, the stranger and the ambiguous one
+    # Scrolled all the way right, the name column is still in view, and still on top.
+    wrap = page.locator(".table-wrap")
+    assert wrap.evaluate("w => w.scrollWidth > w.clientWidth")
+    wrap.evaluate("w => { window.scrollTo(0, w.getBoundingClientRect().top + scrollY); w.scrollLeft = w.scrollWidth; }")
+    assert wrap.evaluate("w => w.scrollLeft") > 0
+    name = page.locator("tbody tr[data-file] td.nome").first
+    box, frame = name.bounding_box(), wrap.bounding_box()
+    assert frame["x"] - 1 <= box["x"] <= frame["x"] + 1, (box, frame)
+    hit = "e => { const r = e.getBoundingClientRect(); return e.contains(document.elementFromPoint(r.x + 5, r.y + 5)); }"
+    assert name.evaluate(hit)
+    # Criteria a .py cannot answer, or an exercise not sent, show "—", never "erro".
+    cells = page.locator("tbody td.criterio").all_inner_texts()
+    assert "erro" not in cells and "—" in cells
+    # One column group per exercise folds away, and back.
+    fold = page.get_by_role("button", name="nivel-1", exact=True)
+    shown = "() => [...document.querySelectorAll('td.criterio[data-ex=\"nivel-1\"]')].filter(c => c.offsetParent).length"
+    assert page.evaluate(shown) > 0
+    fold.click()
+    assert fold.get_attribute("aria-expanded") == "false" and page.evaluate(shown) == 0
+    fold.click()
+    assert page.evaluate(shown) > 0
+    assert axe_violations(page) == []
+    # A phone: compact cards (the exercises' points and only the failed criteria), nothing wider than it.
+    page.set_viewport_size({"width": 390, "height": 844})
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    heights = page.locator("tbody tr[data-file]").evaluate_all("rows => rows.map(r => r.getBoundingClientRect().height)")
+    assert max(heights) < 320, max(heights)
+    assert page.locator("details.submission[open]").count() == 0  # the details are there on demand
+    assert axe_violations(page) == []
+    # The filter ignores accents and letters such as ø: "oberg" finds Øberg.
+    page.fill("#filtro", "oberg")
+    assert page.locator("tbody tr[data-file]:not([hidden])").count() == 1
+    assert errors == []
+    context.close()

@@ -124,7 +124,10 @@ const rows = [...document.querySelectorAll("tbody tr[data-file]")];
 const search = document.getElementById("filtro");
 const status = document.getElementById("situacao");
 const count = document.getElementById("contagem");
-const fold = (text) => (text || "").normalize("NFD").replace(/\\p{M}/gu, "").toLocaleLowerCase("pt-BR");
+// Accents away, and the letters NFD does not split (ø, ł, æ, ß…) as one types them: "oberg" finds "Øberg".
+const LETTERS = { "ø": "o", "ł": "l", "đ": "d", "æ": "ae", "œ": "oe", "ß": "ss", "þ": "th", "ı": "i" };
+const fold = (text) => (text || "").normalize("NFD").replace(/\\p{M}/gu, "").toLocaleLowerCase("pt-BR")
+  .replace(/[øłđæœßþı]/g, (ch) => LETTERS[ch]);
 function applyFilter() {
   const text = fold(search.value.trim());
   let shown = 0;
@@ -165,7 +168,9 @@ for (const button of document.querySelectorAll("th.grupo button.dobra")) {
   button.addEventListener("click", () => {
     const open = button.getAttribute("aria-expanded") === "true";
     button.setAttribute("aria-expanded", String(!open));
-    for (const cell of document.querySelectorAll(`[data-ex="${button.dataset.ex}"]`)) cell.hidden = open;
+    for (const cell of document.querySelectorAll(`td[data-ex="${button.dataset.ex}"], th[scope="col"][data-ex="${button.dataset.ex}"]`)) {
+      cell.hidden = open;
+    }
     const th = button.closest("th");
     th.colSpan = open ? 1 : Number(th.dataset.span);
   });
