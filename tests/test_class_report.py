@@ -274,3 +274,46 @@ def test_html_report_for_a_real_class(turma, browser, tmp_path):
     assert page.locator("tbody tr[data-file]:not([hidden])").count() == 1
     assert errors == []
     context.close()
+
+
+# --- the smaller points ---------------------------------------------------------------------------
+
+
+def test_a_mistyped_folder_is_said_to_be_missing(tmp_path):
+    run = cli("todos", tmp_path / "trma-a", "--format", "json")
+    assert run.returncode == 2
+    (row,) = json.loads(run.stdout)["submissions"]
+    assert "pasta ou arquivo não encontrado" in row["error"] and "use um arquivo" not in row["error"]
+
+
+def test_an_exercise_name_without_its_hyphen_still_names_it(tmp_path):
+    (tmp_path / "João_Pedro-nivel2.py").write_text(SOLUTION["nivel-2"], encoding="utf-8")
+    (row,) = json.loads(cli("todos", tmp_path, "--format", "json").stdout)["submissions"]
+    assert row["exercises"]["nivel-2"]["state"] == "avaliado" and "error" not in row
+
+
+def test_a_long_name_cut_at_120_characters_has_no_trailing_space(tmp_path):
+    name = "Ana " * 30 + "Beatriz Souza"  # the 120th character is a space
+    (tmp_path / "ana.json").write_text(export(name, {"quiz-sobrescrita": ANSWERS["exercises"]["quiz-sobrescrita"]}),
+                                       encoding="utf-8")
+    (row,) = json.loads(cli("quiz-sobrescrita", tmp_path, "--format", "json").stdout)["submissions"]
+    assert row["student"] == row["student"].strip() and len(row["student"]) <= 120
+
+
+def test_written_answers_keep_their_lines_in_text(tmp_path):
+    exercises = json.loads(json.dumps(ANSWERS["exercises"]))
+    exercises["nivel-2"]["texts"] = {"primeira-falha": "Primeira linha.\nSegunda linha."}
+    (tmp_path / "ana.json").write_text(export("Ana", exercises), encoding="utf-8")
+    text = cli("nivel-2", tmp_path).stdout
+    assert "\\n" not in text
+    assert re.search(r"primeira-falha: Primeira linha\.\n +Segunda linha\.", text), text
+
+
+def test_planilha_keeps_a_name_that_starts_with_a_dash_readable(tmp_path):
+    (tmp_path / "-kevin.py").write_text(SOLUTION["nivel-2"], encoding="utf-8")
+    (tmp_path / "=1+1.py").write_text(SOLUTION["nivel-2"], encoding="utf-8")
+    raw = cli("nivel-2", tmp_path, "--format", "planilha").stdout
+    rows = list(csv.reader(io.StringIO(raw.lstrip("\ufeff"), newline=""), delimiter=";"))
+    cells = {r[0].strip(): r for r in rows[1:3]}
+    assert "-kevin.py" in cells and not cells["-kevin.py"][0].startswith("'")  # no stray apostrophe
+    assert cells["'=1+1.py"][0] == "'=1+1.py"  # a formula is still never run
