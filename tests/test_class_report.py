@@ -317,3 +317,25 @@ def test_planilha_keeps_a_name_that_starts_with_a_dash_readable(tmp_path):
     cells = {r[0].strip(): r for r in rows[1:3]}
     assert "-kevin.py" in cells and not cells["-kevin.py"][0].startswith("'")  # no stray apostrophe
     assert cells["'=1+1.py"][0] == "'=1+1.py"  # a formula is still never run
+
+
+# --- one way through the code ---------------------------------------------------------------------
+
+
+def test_no_renderer_imports_another_or_the_model_builder():
+    import ast
+
+    folder = ROOT / "graders" / "cli" / "formats"
+    renderers = {p.stem for p in folder.glob("*.py")} - {"__init__", "prose"}
+    assert renderers == {"text", "json_doc", "csv_table", "planilha", "html", "moodle", "vpl"}
+    for name in renderers:
+        tree = ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))
+        imported = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                imported |= {node.module or ""} | {a.name for a in node.names}
+            elif isinstance(node, ast.Import):
+                imported |= {a.name for a in node.names}
+        assert not imported & (renderers - {name}), (name, imported)
+        # Renderers read the report; they never rebuild, regrade or rescore it.
+        assert not imported & {"classreport", "grading", "exercises", "summary", "copies", "identity"}, (name, imported)

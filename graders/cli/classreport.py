@@ -144,9 +144,10 @@ def build(rows: list[dict], assignment: list[str], mode: str, meta: dict, copies
         for i, p in enumerate(people):
             groups[("turma", i)] = {"identity": who.Identity(("turma", i), p.name, who.FROM_ROSTER, p.email,
                                                              p.id_number, None, i), "files": []}
+    index = who.RosterIndex(people) if people else None
     for row in rows:
         ident = who.identify(row["shown"], row.get("student") if row.get("kind") == "export" else None,
-                             folders, people)
+                             folders, index)
         group = groups.setdefault(ident.key, {"identity": ident, "files": []})
         if group["identity"].source == who.FROM_ROSTER and ident.source != who.FROM_ROSTER:
             group["identity"] = ident

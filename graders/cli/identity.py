@@ -19,6 +19,7 @@ _MOODLE_FOLDER = re.compile(r"^(.+?)_\d+_assignsubmission_\w+?_?$")
 _NOT_NAMES = frozenset({"nivel", "nivel1", "nivel2", "quiz", "sobrescrita", "respostas", "resposta", "licao",
                         "entrega", "exercicio", "checkpoint", "checkpoints", "solucao", "py", "json", "final",
                         "da", "de", "do", "das", "dos", "e"})
+_EXERCISE_WORDS = frozenset(ex.replace("-", "") for ex in exercises.EXERCISE_IDS)
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 
@@ -36,8 +37,7 @@ class Identity:
 def tokens(text: str | None) -> tuple[str, ...]:
     """A name's words, folded (accents, case), without the words that name exercises or files."""
     words = re.split(r"[^0-9a-z]+", fold(text or ""))
-    return tuple(w for w in words if w and not w.isdigit() and w not in _NOT_NAMES
-                 and not any(w == fold(ex).replace("-", "") for ex in exercises.EXERCISE_IDS))
+    return tuple(w for w in words if w and not w.isdigit() and w not in _NOT_NAMES and w not in _EXERCISE_WORDS)
 
 
 def _stem(shown: str) -> str:
@@ -69,42 +69,54 @@ def student_folders(files: list[tuple[str, set]]) -> dict[str, str]:
     return found
 
 
-def _match(people: list[Person], name_sources: list[str | None]) -> tuple[int | None, str | None]:
-    """(roster index, None) for a single match; (None, note) for none or an ambiguous one."""
-    by_email = {fold(p.email): i for i, p in enumerate(people) if p.email}
-    by_id = {fold(p.id_number): i for i, p in enumerate(people) if p.id_number}
-    for text in name_sources:
-        if not text:
-            continue
-        key = fold(text.strip())
-        if _EMAIL.match(key) and key in by_email:
-            return by_email[key], None
-        if key in by_id:
-            return by_id[key], None
-    for text in name_sources:
-        words = tokens(text)
-        if not words:
-            continue
-        wanted = set(words)
-        exact = [i for i, p in enumerate(people) if set(tokens(p.name)) == wanted]
-        partial = exact or ([i for i, p in enumerate(people) if wanted <= set(tokens(p.name))] if len(wanted) >= 2 else [])
-        if len(partial) == 1:
-            return partial[0], None
-        if len(partial) > 1:
-            return None, "ambíguo na turma: " + ", ".join(people[i].name for i in partial)
-    return None, NO_MATCH
+class RosterIndex:
+    """The roster, indexed once: by e-mail, by matrícula, and each person's name as a set of words."""
+
+    def __init__(self, people: list[Person]):
+        self.people = people
+        self.by_email = {fold(p.email): i for i, p in enumerate(people) if p.email}
+        self.by_id = {fold(p.id_number): i for i, p in enumerate(people) if p.id_number}
+        self.words = [frozenset(tokens(p.name)) for p in people]
+        self.by_word: dict[str, set] = {}
+        for i, words in enumerate(self.words):
+            for w in words:
+                self.by_word.setdefault(w, set()).add(i)
+
+    def match(self, name_sources: list[str | None]) -> tuple[int | None, str | None]:
+        """(roster index, None) for a single match; (None, note) for none or an ambiguous one."""
+        for text in name_sources:
+            if not text:
+                continue
+            key = fold(text.strip())
+            if _EMAIL.match(key) and key in self.by_email:
+                return self.by_email[key], None
+            if key in self.by_id:
+                return self.by_id[key], None
+        for text in name_sources:
+            wanted = set(tokens(text))
+            if not wanted:
+                continue
+            # Candidates hold every word asked for; only they need comparing.
+            candidates = set.intersection(*(self.by_word.get(w, set()) for w in wanted))
+            exact = sorted(i for i in candidates if self.words[i] == wanted)
+            partial = exact or (sorted(candidates) if len(wanted) >= 2 else [])
+            if len(partial) == 1:
+                return partial[0], None
+            if len(partial) > 1:
+                return None, "ambíguo na turma: " + ", ".join(self.people[i].name for i in partial)
+        return None, NO_MATCH
 
 
-def identify(shown: str, export_name: str | None, folders: dict[str, str], people: list[Person] | None) -> Identity:
+def identify(shown: str, export_name: str | None, folders: dict[str, str], roster: RosterIndex | None) -> Identity:
     """The identity of one file (see the module's docstring for the order)."""
     top = shown.replace("\\", "/").split("/")[0]
     folder = folders.get(top) if "/" in shown.replace("\\", "/") else None
     stem = _stem(shown)
-    if people:
-        index, note = _match(people, [export_name, folder, stem])
+    if roster:
+        index, note = roster.match([export_name, folder, stem])
         if index is not None:
-            p = people[index]
-            source = FROM_EXPORT if export_name and _match(people, [export_name])[0] == index else FROM_ROSTER
+            p = roster.people[index]
+            source = FROM_EXPORT if export_name and roster.match([export_name])[0] == index else FROM_ROSTER
             return Identity(("turma", index), p.name, source, p.email, p.id_number, None, index)
     else:
         note = None
