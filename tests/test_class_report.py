@@ -339,3 +339,55 @@ def test_no_renderer_imports_another_or_the_model_builder():
         assert not imported & (renderers - {name}), (name, imported)
         # Renderers read the report; they never rebuild, regrade or rescore it.
         assert not imported & {"classreport", "grading", "exercises", "summary", "copies", "identity"}, (name, imported)
+
+
+# --- the model, without grading -------------------------------------------------------------------
+
+
+def _verdict(exercise, passed_ids, all_ids, file="x"):
+    from graders.cli.report import normalise
+
+    criteria = [{"id": c, "passed": c in passed_ids, "message": ""} for c in all_ids]
+    return normalise({"file": file, "exercise": exercise, "passed": all(c["passed"] for c in criteria),
+                      "criteria": criteria})
+
+
+def test_weights_from_a_pesos_file_change_the_score_by_the_formula():
+    from graders import exercises
+    from graders.cli import classreport, metadata
+
+    code = exercises.code_criteria("nivel-2")
+    row = {"file": "/t/ana.py", "shown": "ana.py", "student": "ana", "kind": "py",
+           "results": {"nivel-2": _verdict("nivel-2", {"escrita-atomica"}, code)}}
+    meta = metadata.describe(True, False, ["nivel-2", "quiz-sobrescrita"])
+    plain = classreport.build([row], ["nivel-2", "quiz-sobrescrita"], "todos", meta, [])
+    assert plain["students"][0]["score"] == {"met": 1, "total": 7, "fraction": 0.1429, "grade": 1.43}
+    pesos = {"nivel-2": {"peso": 2, "criterios": {"escrita-atomica": 3}}}
+    weighted = classreport.build([row], ["nivel-2", "quiz-sobrescrita"], "todos", meta, [], pesos=pesos)
+    # Σ exercise weight × met weights / Σ exercise weight × all weights = 2·3 / (2·(3+5) + 1·1)
+    assert weighted["students"][0]["score"]["met"] == 6 and weighted["students"][0]["score"]["total"] == 17
+
+
+def test_a_new_fact_of_the_report_reaches_every_format_that_has_a_header():
+    from graders.cli import classreport, formats, metadata
+
+    meta = {**metadata.describe(True, False, ["nivel-2"]), "fences": {"rede": "bloqueada"}}
+    built = classreport.build([], ["nivel-2"], "nivel-2", meta, [])
+    assert json.loads(formats.render("json", built))["report"]["fences"] == {"rede": "bloqueada"}
+    for fmt in ("text", "planilha", "html"):
+        assert "Cercas em vigor: rede: bloqueada" in formats.render(fmt, built), fmt
+
+
+def test_the_pesos_option_reads_a_toml_file(turma, tmp_path):
+    entregas, _ = turma
+    pesos = tmp_path / "pesos.toml"
+    pesos.write_text("[nivel-2]\npeso = 2\n\n[nivel-2.criterios]\nescrita-atomica = 3\n", encoding="utf-8")
+    doc = json.loads(cli("todos", entregas / "ana-souza", "--pesos", pesos, "--format", "json").stdout)
+    (ana,) = doc["submissions"]
+    assert doc["report"]["weights"]["nivel-2"] == {"exercise": 2, "criteria": {
+        "diagnostico-escrita": 1, "diagnostico-ponto-a": 1, "escrita-atomica": 3, "ponto-a": 1, "seis-campos": 1,
+        "executavel": 1}}
+    assert ana["score"]["met"] == 12 and ana["score"]["total"] == 27  # 2·(3+1+1+1) of 2·8 + 1 + 10
+    pesos.write_text("[nivel-9]\npeso = 2\n", encoding="utf-8")
+    bad = cli("todos", entregas / "ana-souza", "--pesos", pesos)
+    assert bad.returncode == 2 and "exercício desconhecido 'nivel-9'" in bad.stderr

@@ -37,7 +37,10 @@ def grader_version() -> str:
 
 def describe(isolated: bool, interrupted: bool, exercises: list[str], when: datetime.datetime | None = None,
              pending: list[str] | None = None) -> dict:
-    """The report's own facts (the "report" object of the JSON; a header in the other formats)."""
+    """The report's own facts (the "report" object of the JSON; a header in the other formats).
+
+    A new fact is one key here: the JSON carries every key as it is, and the formats that print a
+    header read it in one line of graders.cli.formats.prose.header_lines (as "fences" is read)."""
     when = when or datetime.datetime.now(datetime.timezone.utc).astimezone()
     mode = "estrito" if isolated else "reduzido"
     return {

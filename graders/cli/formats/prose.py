@@ -26,6 +26,8 @@ def header_lines(meta: dict) -> list[str]:
         f"(pesos iguais, salvo indicação), de 0 a {decimal(meta['nota_max'])}",
         f"Regra: {meta['merge_rule']}",
     ]
+    if meta.get("fences"):  # what the sandbox says it enforced (graders.cli.sandbox)
+        lines.append("Cercas em vigor: " + "; ".join(f"{k}: {v}" for k, v in meta["fences"].items()))
     if meta.get("interrupted"):
         left = len(meta.get("not_graded") or [])
         lines.append(f"INTERROMPIDO (Ctrl+C): {plural(left, 'arquivo ficou', 'arquivos ficaram')} sem correção; "
