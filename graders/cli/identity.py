@@ -19,6 +19,7 @@ _MOODLE_FOLDER = re.compile(r"^(.+?)_\d+_assignsubmission_\w+?_?$")
 _NOT_NAMES = frozenset({"nivel", "nivel1", "nivel2", "quiz", "sobrescrita", "respostas", "resposta", "licao",
                         "entrega", "exercicio", "checkpoint", "checkpoints", "solucao", "py", "json", "final",
                         "da", "de", "do", "das", "dos", "e"})
+_EXERCISE_IN_NAME = re.compile(r"nivel[^0-9a-z]*\d+|quiz[^0-9a-z]*sobrescrita|licao[^0-9a-z]*\d+")
 _EXERCISE_WORDS = frozenset(ex.replace("-", "") for ex in exercises.EXERCISE_IDS)
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -36,8 +37,11 @@ class Identity:
 
 def tokens(text: str | None) -> tuple[str, ...]:
     """A name's words, folded (accents, case), without the words that name exercises or files."""
-    words = re.split(r"[^0-9a-z]+", fold(text or ""))
-    return tuple(w for w in words if w and not w.isdigit() and w not in _NOT_NAMES and w not in _EXERCISE_WORDS)
+    # The exercise a name carries goes first (`nivel-2`, `nivel_2`, `quiz-sobrescrita`), so that any
+    # other number stays: `aluno_1` and `aluno_2` are two students.
+    text = _EXERCISE_IN_NAME.sub(" ", fold(text or ""))
+    words = re.split(r"[^0-9a-z]+", text)
+    return tuple(w for w in words if w and w not in _NOT_NAMES and w not in _EXERCISE_WORDS)
 
 
 def _stem(shown: str) -> str:

@@ -83,7 +83,7 @@ def _read(path: str) -> tuple[str, bool]:
 
 
 def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
-    """(rows, jobs): one row per file (see graders.cli.summary), and one job (row index, exercise,
+    """(rows, jobs): one row per file ({file, shown, student, kind, results, error?}; graders.cli.classreport groups them by student), and one job (row index, exercise,
     Submission) per exercise to grade in it. Files are read here; a file that cannot be read
     is its row's error."""
     everything = exercise == options.ALL_EXERCISES
