@@ -391,3 +391,16 @@ def test_the_pesos_option_reads_a_toml_file(turma, tmp_path):
     pesos.write_text("[nivel-9]\npeso = 2\n", encoding="utf-8")
     bad = cli("todos", entregas / "ana-souza", "--pesos", pesos)
     assert bad.returncode == 2 and "exercício desconhecido 'nivel-9'" in bad.stderr
+
+
+def test_a_version_3_export_is_matched_by_its_email_first(turma, tmp_path):
+    _, roster = turma
+    doc = json.loads(export("Apelido Qualquer", {"quiz-sobrescrita": ANSWERS["exercises"]["quiz-sobrescrita"]}))
+    doc.update(version=3, email="Kevin.Oberg@usp.br")
+    (tmp_path / "k.json").write_text(json.dumps(doc), encoding="utf-8")
+    rows = json.loads(cli("todos", tmp_path, "--turma", roster, "--format", "json").stdout)["submissions"]
+    kevin = next(s for s in rows if s["files"])
+    assert kevin["student"] == "Kevin Øberg" and kevin["identity"] == "arquivo exportado"
+    # Without a roster, the export's own e-mail is the identity Moodle imports by.
+    moodle = cli("todos", tmp_path, "--format", "moodle").stdout.splitlines()
+    assert moodle[1].startswith("Kevin.Oberg@usp.br,,Apelido Qualquer,")

@@ -147,7 +147,7 @@ def build(rows: list[dict], assignment: list[str], mode: str, meta: dict, copies
     index = who.RosterIndex(people) if people else None
     for row in rows:
         ident = who.identify(row["shown"], row.get("student") if row.get("kind") == "export" else None,
-                             folders, index)
+                             folders, index, row.get("email"), row.get("id_number"))
         group = groups.setdefault(ident.key, {"identity": ident, "files": []})
         if group["identity"].source == who.FROM_ROSTER and ident.source != who.FROM_ROSTER:
             group["identity"] = ident

@@ -111,19 +111,25 @@ class RosterIndex:
         return None, NO_MATCH
 
 
-def identify(shown: str, export_name: str | None, folders: dict[str, str], roster: RosterIndex | None) -> Identity:
-    """The identity of one file (see the module's docstring for the order)."""
+def identify(shown: str, export_name: str | None, folders: dict[str, str], roster: RosterIndex | None,
+             email: str | None = None, id_number: str | None = None) -> Identity:
+    """The identity of one file (see the module's docstring for the order); `email` and `id_number`:
+    what the export says (version 3)."""
     top = shown.replace("\\", "/").split("/")[0]
     folder = folders.get(top) if "/" in shown.replace("\\", "/") else None
     stem = _stem(shown)
     if roster:
-        index, note = roster.match([export_name, folder, stem])
+        index, note = roster.match([email, id_number, export_name, folder, stem])
         if index is not None:
             p = roster.people[index]
-            source = FROM_EXPORT if export_name and roster.match([export_name])[0] == index else FROM_ROSTER
+            said = [email, id_number, export_name]
+            source = FROM_EXPORT if any(said) and roster.match(said)[0] == index else FROM_ROSTER
             return Identity(("turma", index), p.name, source, p.email, p.id_number, None, index)
     else:
         note = None
+    if email or id_number:  # the export's own identity: the same e-mail or matrícula is one student
+        key = ("email", fold(email)) if email else ("matricula", fold(id_number))
+        return Identity(key, export_name or email or id_number, FROM_EXPORT, email, id_number, note)
     if export_name:
         email = export_name if _EMAIL.match(export_name.strip()) else None
         return Identity(("nome", tokens(export_name) or (fold(export_name),)), export_name, FROM_EXPORT,

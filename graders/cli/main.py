@@ -106,6 +106,10 @@ def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
                 student, found = export_entries(text)
                 # Cut at 120 characters, a name may end in a space the student never typed there.
                 row["student"] = report.clean(student, 120).rstrip() or None if student else None
+                first = next(iter(found.values()), None)
+                for key in ("email", "id_number"):  # version 3: who the student said they are
+                    value = getattr(first, key, None)
+                    row[key] = report.clean(value, 120).strip() or None if value else None
                 wanted = [ex for ex in exercises.EXERCISE_IDS if ex in found] if everything else [exercise]
                 submissions = {ex: found.get(ex) or Submission(code=None, answers={}, student=student) for ex in wanted}
                 if everything and not wanted:
