@@ -404,3 +404,15 @@ def test_a_version_3_export_is_matched_by_its_email_first(turma, tmp_path):
     # Without a roster, the export's own e-mail is the identity Moodle imports by.
     moodle = cli("todos", tmp_path, "--format", "moodle").stdout.splitlines()
     assert moodle[1].startswith("Kevin.Oberg@usp.br,,Apelido Qualquer,")
+
+
+def test_csv_with_every_exercise_carries_the_written_answers():
+    from graders.cli import classreport, formats, metadata
+
+    row = {"file": "/t/ana.json", "shown": "ana.json", "student": "Ana", "kind": "export",
+           "results": {"nivel-2": {**_verdict("nivel-2", set(), ["escrita-atomica"]),
+                                   "writings": [{"id": "primeira-falha", "text": "Abre com w."}]}}}
+    ids = ["quiz-sobrescrita", "nivel-1", "nivel-2"]
+    built = classreport.build([row], ids, "todos", metadata.describe(True, False, ids), [])
+    (line,) = csv.DictReader(io.StringIO(formats.render("csv", built)))
+    assert line["nivel-2:texto:primeira-falha"] == "Abre com w." and line["nivel-1:error"] == "não entregue"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .. import exercises
 from . import identity as who
-from .report import normalise, plural
+from .report import normalise
 
 # A criterion's state in the report (besides "ok" and "falhou").
 ONLY_EXPORT = "só no arquivo exportado"
@@ -230,5 +230,3 @@ def summarise(students: list[dict], assignment: list[str], files: int, ignored: 
 def input_error(path: str, exercise: str, message: str) -> dict:
     return normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": message})
 
-
-__all__ = ["build", "summarise", "titles", "weights", "plural"]
