@@ -365,3 +365,12 @@ def read_text(path) -> tuple[str, bool]:
     if not name.endswith((".py", ".json")):
         raise SubmissionError("use um arquivo .py (código) ou .json (respostas exportadas pelo site)")
     return _decode(_read_bytes(path)), name.endswith(".json")
+
+
+def text_of(name: str, data: bytes) -> tuple[str, bool]:
+    """read_text for bytes already in memory (a file inside a .zip), with the same checks."""
+    if not name.lower().endswith((".py", ".json")):
+        raise SubmissionError("use um arquivo .py (código) ou .json (respostas exportadas pelo site)")
+    if len(data) > MAX_BYTES:
+        raise _too_big()
+    return _decode(data), name.lower().endswith(".json")

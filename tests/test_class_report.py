@@ -128,7 +128,7 @@ def test_nothing_under_the_folder_is_missing_from_the_report(turma, report):
     graded = {f["shown"] for s in report["submissions"] for f in s["files"]}
     ignored = {i["path"]: i["reason"] for i in report["ignored"]}
     assert graded | set(ignored) == on_disk and not graded & set(ignored)
-    assert ignored["envio.zip"] == "compactado — extraia antes"
+    assert ignored["envio.zip"] == "compactado — extraia antes (ou use --zip)"
     assert ignored["leia-me.txt"] == "não é .py nem .json" and ignored[".DS_Store"].startswith("oculto")
 
 
@@ -416,3 +416,27 @@ def test_csv_with_every_exercise_carries_the_written_answers():
     built = classreport.build([row], ids, "todos", metadata.describe(True, False, ids), [])
     (line,) = csv.DictReader(io.StringIO(formats.render("csv", built)))
     assert line["nivel-2:texto:primeira-falha"] == "Abre com w." and line["nivel-1:error"] == "não entregue"
+
+
+def test_zip_files_are_read_in_memory_within_limits(tmp_path):
+    import zipfile
+
+    turma = tmp_path / "turma"
+    turma.mkdir()
+    with zipfile.ZipFile(turma / "ana-souza.zip", "w") as z:
+        z.writestr("nivel-2/entrega.py", SOLUTION["nivel-2"])
+        z.writestr("../../fora.py", "x = 1\n")  # zip-slip: never read, never written
+        z.writestr("/etc/absoluto.py", "x = 1\n")
+        z.writestr("bomba.py", b"#" * (1 << 20) + b"\n", compress_type=zipfile.ZIP_DEFLATED)  # 1 MB of one byte
+        z.writestr("dentro.zip", b"PK")
+    before = sorted(p.name for p in tmp_path.iterdir())
+    doc = json.loads(cli("todos", turma, "--zip", "--format", "json").stdout)
+    assert sorted(p.name for p in tmp_path.iterdir()) == before and not (tmp_path / "fora.py").exists()
+    (ana,) = doc["submissions"]
+    assert ana["student"] == "ana-souza" and ana["exercises"]["nivel-2"]["state"] == "avaliado"
+    assert ana["files"][0]["shown"] == "ana-souza.zip/nivel-2/entrega.py"
+    reasons = {i["path"]: i["reason"] for i in doc["ignored"]}
+    assert reasons["ana-souza.zip/../../fora.py"].startswith("caminho suspeito")
+    assert reasons["ana-souza.zip//etc/absoluto.py"].startswith("caminho suspeito")
+    assert reasons["ana-souza.zip/bomba.py"].startswith("grande demais")
+    assert reasons["ana-souza.zip/dentro.zip"].startswith("compactado dentro do .zip")

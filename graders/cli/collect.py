@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import zipfile
 from dataclasses import dataclass
 
 SUFFIXES = (".py", ".json")
@@ -20,12 +21,13 @@ class Entry:
     folder: str | None = None  # the folder argument this file came from, if any
     empty: bool = False  # a folder argument with nothing to grade in it (reported in its place)
     missing: bool = False  # an argument that names nothing on disk
+    data: bytes | None = None  # a file inside a .zip (--zip): its bytes, read in memory
 
 
 ARCHIVES = (".zip", ".rar", ".7z", ".tar", ".gz", ".tgz", ".bz2", ".xz")
 
 
-def _reason(name: str, is_dir: bool) -> str | None:
+def _reason(name: str, is_dir: bool, read_zips: bool = False) -> str | None:
     """Why an entry under a folder is not graded (None: it is)."""
     if name.startswith("."):
         return "oculto (o nome começa com .)" if not is_dir else "pasta oculta (o nome começa com .)"
@@ -34,8 +36,10 @@ def _reason(name: str, is_dir: bool) -> str | None:
     lower = name.lower()
     if lower.endswith(SUFFIXES):
         return None
+    if lower.endswith(".zip") and read_zips:
+        return None
     if lower.endswith(ARCHIVES):
-        return "compactado — extraia antes"
+        return "compactado — extraia antes" + ("" if read_zips or not lower.endswith(".zip") else " (ou use --zip)")
     return "não é .py nem .json"
 
 
@@ -45,7 +49,7 @@ def _sort_key(name: str) -> tuple:
     return (parts, name)
 
 
-def _walk(folder: str, ignored: list | None = None) -> list[str]:
+def _walk(folder: str, ignored: list | None = None, read_zips: bool = False) -> list[str]:
     found = []
     ignored = [] if ignored is None else ignored
 
@@ -67,7 +71,7 @@ def _walk(folder: str, ignored: list | None = None) -> list[str]:
             except OSError:
                 skip(entry.path, "ilegível")
                 continue
-            reason = _reason(entry.name, is_dir)
+            reason = _reason(entry.name, is_dir, read_zips)
             if reason:
                 skip(entry.path, reason)
             elif is_dir:
@@ -85,7 +89,22 @@ def collect(arguments: list[str]) -> list[Entry]:
     return collect_all(arguments)[0]
 
 
-def collect_all(arguments: list[str]) -> tuple[list[Entry], list[dict]]:
+def _zip_entries(path: str, shown: str, folder: str | None, ignored: list) -> list[Entry]:
+    """The files to grade inside a .zip, each named `<the zip>/<its place in it>`; the rest ignored."""
+    from . import archive
+
+    try:
+        found, skipped = archive.members(path)
+    except (OSError, zipfile.BadZipFile, RuntimeError, NotImplementedError, EOFError) as exc:
+        ignored.append({"path": shown, "reason": f".zip ilegível: {exc}"})
+        return []
+    ignored += [{"path": f"{shown}/{name}", "reason": reason} for name, reason in skipped]
+    if not found:
+        ignored.append({"path": shown, "reason": "o .zip não tem nenhum .py ou .json"})
+    return [Entry(f"{path}/{name}", f"{shown}/{name}", folder, data=data) for name, data in found]
+
+
+def collect_all(arguments: list[str], read_zips: bool = False) -> tuple[list[Entry], list[dict]]:
     """(entries, ignored): the files to grade, in the arguments' order (a folder's files sorted by name), and each folder
     that held none as an `empty` entry in its place. A non-folder argument is kept as it is (the
     reader says what is wrong with it); a file reached through two folders is graded once."""
@@ -96,11 +115,14 @@ def collect_all(arguments: list[str]) -> tuple[list[Entry], list[dict]]:
         except (OSError, ValueError):
             is_dir = False
         if not is_dir:
+            if read_zips and argument.lower().endswith(".zip") and os.path.isfile(argument):
+                entries += _zip_entries(argument, argument, None, ignored)
+                continue
             missing = not os.path.lexists(argument) and not argument.lower().endswith(SUFFIXES)
             entries.append(Entry(argument, argument, missing=missing))
             continue
         skipped: list = []
-        files = _walk(argument, skipped)
+        files = _walk(argument, skipped, read_zips)
         several = len([a for a in arguments if os.path.isdir(a)]) > 1
         ignored += [{**i, "path": os.path.join(argument, i["path"]) if several else i["path"]} for i in skipped]
         if not files:
@@ -109,5 +131,8 @@ def collect_all(arguments: list[str]) -> tuple[list[Entry], list[dict]]:
             if path in seen:
                 continue
             seen.add(path)
+            if read_zips and path.lower().endswith(".zip"):
+                entries += _zip_entries(path, os.path.relpath(path, argument), argument, ignored)
+                continue
             entries.append(Entry(path, os.path.relpath(path, argument), argument))
     return entries, ignored

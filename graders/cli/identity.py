@@ -17,7 +17,7 @@ NO_MATCH = "sem correspondência na turma"
 _MOODLE_FOLDER = re.compile(r"^(.+?)_\d+_assignsubmission_\w+?_?$")
 # Words in file and folder names that say what the file is, not whose it is.
 _NOT_NAMES = frozenset({"nivel", "nivel1", "nivel2", "quiz", "sobrescrita", "respostas", "resposta", "licao",
-                        "entrega", "exercicio", "checkpoint", "checkpoints", "solucao", "py", "json", "final",
+                        "entrega", "exercicio", "checkpoint", "checkpoints", "solucao", "py", "json", "zip", "final",
                         "da", "de", "do", "das", "dos", "e"})
 _EXERCISE_IN_NAME = re.compile(r"nivel[^0-9a-z]*\d+|quiz[^0-9a-z]*sobrescrita|licao[^0-9a-z]*\d+")
 _EXERCISE_WORDS = frozenset(ex.replace("-", "") for ex in exercises.EXERCISE_IDS)
@@ -69,7 +69,7 @@ def student_folders(files: list[tuple[str, set]]) -> dict[str, str]:
             continue
         union: set = set()
         if all(not (a & union) and not union.update(a) for a in answers):
-            found[folder] = folder
+            found[folder] = folder[:-4] if folder.lower().endswith(".zip") else folder  # a student's .zip (--zip)
     return found
 
 

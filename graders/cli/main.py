@@ -21,7 +21,7 @@ from . import classreport, formats, metadata, options, report, roster
 from .collect import collect_all
 from .copies import possible_copies
 from ..grading import grade
-from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem
+from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem, text_of
 from ..judge.verdict import failed_all
 from .sandbox import Sandbox, bwrap_problem, sweep_abandoned
 
@@ -100,7 +100,7 @@ def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
                 raise SubmissionError(f"pasta ou arquivo não encontrado: {entry.path}")
             if entry.empty:
                 raise SubmissionError("a pasta não tem nenhum arquivo .py ou .json")
-            text, is_export = _read(entry.path)
+            text, is_export = text_of(entry.path, entry.data) if entry.data is not None else _read(entry.path)
             if is_export:
                 row["kind"] = "export"
                 student, found = export_entries(text)
@@ -353,7 +353,7 @@ def main(argv=None) -> int:
         isolated = _isolation(args.isolamento)
         if isolated is None:
             return EXIT_INPUT
-        entries, ignored = collect_all(args.files)
+        entries, ignored = collect_all(args.files, read_zips=args.zip)
         rows, jobs = prepare(entries, args.exercise)
         _precompile()
         left = _grade_all(rows, jobs, args, isolated, stop) if jobs and not stop.is_set() else list(range(len(jobs)))

@@ -125,6 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="com todos: os exercícios que valem nota (padrão: todos os da lição)")
     parser.add_argument("--nota-max", metavar="N", type=_grade_max, default=10.0,
                         help="a nota de quem cumpre todos os critérios (padrão: 10)")
+    parser.add_argument("--zip", action="store_true",
+                        help="lê os .py e .json de dentro de cada .zip, na memória, sem extrair (com limites de "
+                             "tamanho e de quantidade); sem esta opção, um .zip é listado como ignorado")
     parser.add_argument("--pesos", metavar="PESOS.TOML",
                         help="pesos dos exercícios e critérios (padrão: todos os critérios valem o mesmo; veja o README)")
     parser.add_argument("--timeout", metavar="SEGUNDOS", type=_seconds, default=10.0,
