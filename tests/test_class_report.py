@@ -440,3 +440,16 @@ def test_zip_files_are_read_in_memory_within_limits(tmp_path):
     assert reasons["ana-souza.zip//etc/absoluto.py"].startswith("caminho suspeito")
     assert reasons["ana-souza.zip/bomba.py"].startswith("grande demais")
     assert reasons["ana-souza.zip/dentro.zip"].startswith("compactado dentro do .zip")
+
+
+def test_two_files_of_one_exercise_under_one_name_are_not_merged_by_guess(tmp_path):
+    quiz = {"quiz-sobrescrita": ANSWERS["exercises"]["quiz-sobrescrita"]}
+    (tmp_path / "a.json").write_text(export("Ana", quiz), encoding="utf-8")
+    (tmp_path / "b.json").write_text(export("Ana", quiz), encoding="utf-8")
+    (tmp_path / "c.json").write_text(export("ana", {"nivel-2": ANSWERS["exercises"]["nivel-2"]}), encoding="utf-8")
+    from report_schema import check
+
+    rows = check(json.loads(cli("todos", tmp_path, "--format", "json").stdout))["submissions"]
+    assert len(rows) == 2  # a.json and c.json (other exercises) are one Ana; b.json is kept apart
+    assert [[f["shown"] for f in r["files"]] for r in rows] == [["a.json", "c.json"], ["b.json"]]
+    assert all(r["identity_note"].startswith("mesmo nome de outra linha") for r in rows)

@@ -145,10 +145,21 @@ def build(rows: list[dict], assignment: list[str], mode: str, meta: dict, copies
             groups[("turma", i)] = {"identity": who.Identity(("turma", i), p.name, who.FROM_ROSTER, p.email,
                                                              p.id_number, None, i), "files": []}
     index = who.RosterIndex(people) if people else None
+    duplicates: set = set()
     for row in rows:
         ident = who.identify(row["shown"], row.get("student") if row.get("kind") == "export" else None,
                              folders, index, row.get("email"), row.get("id_number"))
-        group = groups.setdefault(ident.key, {"identity": ident, "files": []})
+        key = ident.key
+        # A name alone (no roster, e-mail or matrícula) joins files only when they answer different
+        # exercises: two files of one exercise under one name may be two people, never merged by guess.
+        if key[0] in ("nome", "arquivo"):
+            n = 0
+            while key in groups and any(set(f["results"]) & set(row["results"]) for f in groups[key]["files"]):
+                n += 1
+                key = (*ident.key, n)
+            if n:
+                duplicates.add(ident.key)
+        group = groups.setdefault(key, {"identity": ident, "files": []})
         if group["identity"].source == who.FROM_ROSTER and ident.source != who.FROM_ROSTER:
             group["identity"] = ident
         group["files"].append(row)
@@ -166,8 +177,11 @@ def build(rows: list[dict], assignment: list[str], mode: str, meta: dict, copies
         first = files[0] if files else None
         errors = [f"{f['shown']}: {f['error']}" if len(files) > 1 else f["error"] for f in files if "error" in f]
         # Results of exercises outside the assignment (a narrowed --exercicios) are not errors.
+        same_name = ident.key in duplicates or ident.key[:-1] in duplicates
         row = {"student": ident.name, "email": ident.email, "id_number": ident.id_number,
-               "identity": ident.source, "roster": None if people is None else (ident.roster_note or "na turma"),
+               "identity": ident.source,
+               "identity_note": "mesmo nome de outra linha, com o mesmo exercício: confira se é a mesma pessoa"
+                                if same_name else None, "roster": None if people is None else (ident.roster_note or "na turma"),
                "file": first["file"] if first else None, "shown": first["shown"] if first else None,
                "files": [{"file": f["file"], "shown": f["shown"], "kind": f["kind"],
                           "exercises": [ex for ex in f["results"] if ex in ex_weights],

@@ -403,6 +403,8 @@ def render(report: dict) -> str:
             facts.append(_e(" · ".join(x for x in (row["email"], row["id_number"]) if x)))
         if row["roster"] and row["roster"] != "na turma":
             facts.append(f"<strong>{_e(row['roster'])}</strong>")
+        if row["identity_note"]:
+            facts.append(f"<strong>{_e(row['identity_note'])}</strong>")
         body = ["<p>" + " · ".join(facts) + "</p>"]
         if "error" in row:
             body.append(f'<p class="message">Erro — {_md(row["error"])}</p>')

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-ROW_FIELDS = ("file", "shown", "student", "email", "id_number", "identity", "roster", "kind", "status", "passed",
+ROW_FIELDS = ("file", "shown", "student", "email", "id_number", "identity", "identity_note", "roster", "kind", "status", "passed",
               "score", "files", "exercises")
 EXERCISE_FIELDS = ("exercise", "state", "criteria", "timeline", "writings")
 

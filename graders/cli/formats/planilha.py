@@ -63,7 +63,7 @@ def render(report: dict) -> str:
         s = row["score"]
         line += [prose.decimal(s["met"]).removesuffix(",0"), prose.decimal(s["total"]).removesuffix(",0"),
                  "" if s["grade"] is None else prose.decimal(s["grade"]), cell(row["email"] or ""), cell(row["id_number"] or ""),
-                 cell(row["roster"] or ""), cell("; ".join(errors))]
+                 cell("; ".join(x for x in (row["roster"], row["identity_note"]) if x)), cell("; ".join(errors))]
         writer.writerow(line)
     writer.writerow([])
     lines = (["Resumo da turma"] + prose.summary_lines(report["summary"]) + [""] + prose.copies_lines(report["possible_copies"])

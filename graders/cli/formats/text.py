@@ -36,6 +36,7 @@ def render(report: dict) -> str:
     single = report["report"]["mode"] in assignment and len(assignment) == 1
     for row in report["students"]:
         note = f" [{row['roster']}]" if row["roster"] not in (None, "na turma") else ""
+        note += f" [{row['identity_note']}]" if row["identity_note"] else ""
         lines.append(f"{prose.who(row)}: {prose.status_line(row)}{note}")
         if "error" in row:
             lines.append(f"  ERRO DE ENTRADA — {row['error']}")
