@@ -110,6 +110,7 @@ editor: node_modules/.package-lock.json
 
 bench: setup $(VENV)/.test-deps chromium sandbox-tools
 	$(PY) tests/benchmarks/bench_cli.py 200
+	$(PY) tests/benchmarks/bench_report.py 500
 	$(PY) tests/benchmarks/bench_widget.py
 	$(PY) tests/benchmarks/bench_lighthouse.py
 

@@ -16,6 +16,10 @@ from dataclasses import dataclass
 
 IDENTICAL = "idêntico"
 NEAR = "quase idêntico"
+# The exercise's reference solution, published in the site: a known source, compared like a student.
+REFERENCE = "\x00solução de referência"  # no file's label can be this
+# "Quase idêntico" is never shown as 100%: the trees differ, or the group would be "idêntico".
+NEAR_MAX = 0.99
 
 # Fewer tokens of a student's own than this, beyond the starter, is too little to call anything a copy.
 MIN_OWN_TOKENS = 30
@@ -39,8 +43,11 @@ _GENERIC_NAME = re.compile(r"(?<![^>])v\d+$")
 @dataclass(frozen=True)
 class SimilarGroup:
     kind: str  # IDENTICAL or NEAR
-    members: tuple  # labels, in the order the caller gave them
-    score: float  # 1.0 for identical; the weakest link's overlap for near-identical
+    members: tuple  # labels, in the order the caller gave them (never the reference's)
+    score: float  # 1.0 for identical; the weakest link's overlap for near-identical (at most NEAR_MAX)
+    reference: bool = False  # the reference solution is in the group: the members match a published source
+    identical: tuple = ()  # in a near-identical group, the sets of members whose code is identical
+    #                        (a set that starts with REFERENCE: those members are the reference itself)
 
 
 def _tokens(source: str) -> list | None:
@@ -140,12 +147,17 @@ def _digest(tokens: list) -> str:
     return hashlib.sha256("\x00".join(tokens).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def find_similar(codes: dict, starter: str | None = None) -> list:
+def find_similar(codes: dict, starter: str | None = None, reference: str | None = None) -> list:
     """Groups of labels in `codes` ({label: source}) whose code is identical or near-identical.
 
-    Code that does not parse, or adds too little of its own to the starter, is never grouped.
-    Groups come identical first, then by size and score; members keep the caller's order.
+    Code that does not parse, or adds too little of its own to the starter, is never grouped. With
+    `reference` (the exercise's published solution), a group that holds it says so (`reference`),
+    even a group of one student. A label is in one group at most: a near-identical group takes in
+    the identical copies it links. Groups come identical first, then by size and score; members keep
+    the caller's order.
     """
+    if reference is not None:
+        codes = {REFERENCE: reference, **codes}
     order = {label: i for i, label in enumerate(codes)}
     starter_tokens = _tokens(starter) if starter else None
     starter_digest = _digest(starter_tokens) if starter_tokens else None
@@ -168,17 +180,25 @@ def find_similar(codes: dict, starter: str | None = None) -> list:
             unit = units[digest] = {"labels": [], "grams": _kgrams(generic) - starter_grams}
         unit["labels"].append(label)
 
+    near = _near_groups(list(units.values()))
+    linked = {label for g in near for label in g.members}
     groups = [
         SimilarGroup(IDENTICAL, tuple(unit["labels"]), 1.0)
         for unit in units.values()
-        if len(unit["labels"]) > 1
+        if len(unit["labels"]) > 1 and unit["labels"][0] not in linked
     ]
-    groups.extend(_near_groups(list(units.values())))
+    groups.extend(near)
     groups.sort(key=lambda g: (g.kind != IDENTICAL, -len(g.members), -g.score, order[g.members[0]]))
-    return [
-        SimilarGroup(g.kind, tuple(sorted(g.members, key=order.__getitem__)), round(g.score, 3))
-        for g in groups
-    ]
+    out = []
+    for g in groups:
+        members = tuple(label for label in sorted(g.members, key=order.__getitem__) if label != REFERENCE)
+        score = 1.0 if g.kind == IDENTICAL else min(round(g.score, 3), NEAR_MAX)
+        same = tuple(tuple(label for label in sorted(subset, key=order.__getitem__) if label != REFERENCE)
+                     for subset in g.identical)
+        # A subset that held the reference keeps it as its first item: those members are the very solution.
+        same = tuple((REFERENCE, *t) if REFERENCE in subset else t for t, subset in zip(same, g.identical))
+        out.append(SimilarGroup(g.kind, members, score, REFERENCE in g.members, tuple(t for t in same if t)))
+    return out
 
 
 def _near_groups(units: list) -> list:
@@ -225,6 +245,7 @@ def _near_groups(units: list) -> list:
         cluster["units"].update((a, b))
         cluster["score"] = min(cluster["score"], score)
     return [
-        SimilarGroup(NEAR, tuple(label for i in sorted(c["units"]) for label in units[i]["labels"]), c["score"])
+        SimilarGroup(NEAR, tuple(label for i in sorted(c["units"]) for label in units[i]["labels"]), c["score"],
+                     identical=tuple(tuple(units[i]["labels"]) for i in sorted(c["units"]) if len(units[i]["labels"]) > 1))
         for c in clusters.values()
     ]

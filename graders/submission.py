@@ -11,9 +11,10 @@ import stat
 from dataclasses import dataclass
 
 EXPORT_FORMAT = "checkpoints-licao-2/respostas"
-# Version 2 added `revealed` (answers the student chose to see); version 1 files are still read.
-EXPORT_VERSION = 2
-EXPORT_VERSIONS = (1, 2)
+# Version 2 added `revealed` (answers the student chose to see); version 3, the student's optional
+# `email` or `matricula` (for the instructor's gradebook). Versions 1 and 2 are still read.
+EXPORT_VERSION = 3
+EXPORT_VERSIONS = (1, 2, 3)
 # Far above any real submission (an export holds a few short scripts), far below trouble.
 MAX_BYTES = 1024 * 1024
 # An integer literal longer than this is no part of an export (and CPython refuses > 4300 digits).
@@ -36,6 +37,9 @@ class Submission:
     revealed: list | None = None
     # Who sent it: the export's optional top-level "student" (trimmed), or a .py file's name (stem).
     student: str | None = None
+    # The export's optional `email` and `matricula` (version 3), trimmed.
+    email: str | None = None
+    id_number: str | None = None
 
 
 def from_python(text: str, student: str | None = None) -> Submission:
@@ -45,12 +49,14 @@ def from_python(text: str, student: str | None = None) -> Submission:
 MAX_STUDENT = 120
 
 
-def _student(raw) -> str | None:
-    """The export's optional "student": text (trimmed, at most MAX_STUDENT characters) or absent/null."""
+def _student(raw, field: str = "student") -> str | None:
+    """The export's optional "student" (or "email", "matricula"): text (trimmed, at most MAX_STUDENT
+    characters) or absent/null."""
     if raw is None:
         return None
     if not isinstance(raw, str):
-        raise SubmissionError(f"o campo student (nome do aluno) deveria ser texto (veio {_describe(raw)})")
+        what = {"student": "nome do aluno", "email": "e-mail do aluno", "matricula": "matrícula do aluno"}[field]
+        raise SubmissionError(f"o campo {field} ({what}) deveria ser texto (veio {_describe(raw)})")
     name = " ".join(raw.split())
     return name[:MAX_STUDENT] or None
 
@@ -195,7 +201,7 @@ def from_export(text: str, exercise_id: str) -> Submission:
     Refused (SubmissionError): text that is not JSON, or is nested deeper than the parser's
     recursion limit; NaN/Infinity; an integer literal of more than 100 digits; a key repeated
     in one object (anywhere in the file); a top level that is not an object or whose `format`
-    differs; a `version` that is not the integer 1 or 2 (1.0 and true are refused too); a missing or
+    differs; a `version` that is not the integer 1, 2 or 3 (1.0 and true are refused too); a missing or
     non-object `exercises`. Every entry of `exercises`, not only `exercise_id`'s, must be an
     object whose `code` is text or null and whose `answers` is an object or null; each answer
     must be a str, a list of str, or null. Null answers (the site's blank single-choice
@@ -217,7 +223,7 @@ def export_entries(text: str) -> tuple[str | None, dict[str, Submission]]:
         raise SubmissionError(
             f"o arquivo não é um arquivo de respostas exportado pelo site (format ≠ {EXPORT_FORMAT!r})"
         )
-    expected = " ou ".join(str(v) for v in EXPORT_VERSIONS)
+    expected = ", ".join(str(v) for v in EXPORT_VERSIONS[:-1]) + f" ou {EXPORT_VERSIONS[-1]}"
     if "version" not in data:
         raise SubmissionError(f"o arquivo de respostas não diz a sua versão (esperada: {expected})")
     version = data["version"]
@@ -231,9 +237,11 @@ def export_entries(text: str) -> tuple[str | None, dict[str, Submission]]:
             f"tem um campo exercises que deveria ser um objeto (veio {_describe(entries)})")
         raise SubmissionError(f"o arquivo de respostas {what}")
     student = _student(data.get("student"))
+    email, id_number = (_student(data.get("email"), "email"), _student(data.get("matricula"), "matricula")) \
+        if version >= 3 else (None, None)
     found = {key: _entry(key, entry, version) for key, entry in entries.items()}
     for submission in found.values():
-        submission.student = student
+        submission.student, submission.email, submission.id_number = student, email, id_number
     return student, found
 
 
@@ -357,3 +365,12 @@ def read_text(path) -> tuple[str, bool]:
     if not name.endswith((".py", ".json")):
         raise SubmissionError("use um arquivo .py (código) ou .json (respostas exportadas pelo site)")
     return _decode(_read_bytes(path)), name.endswith(".json")
+
+
+def text_of(name: str, data: bytes) -> tuple[str, bool]:
+    """read_text for bytes already in memory (a file inside a .zip), with the same checks."""
+    if not name.lower().endswith((".py", ".json")):
+        raise SubmissionError("use um arquivo .py (código) ou .json (respostas exportadas pelo site)")
+    if len(data) > MAX_BYTES:
+        raise _too_big()
+    return _decode(data), name.lower().endswith(".json")

@@ -428,13 +428,13 @@ def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, pal
     page = context.new_page()
     try:
         page.goto(site_url)
-        field = page.get_by_label("Seu nome ou número de matrícula")
+        field = page.get_by_label("Seu nome", exact=True)
         assert field.input_value() == ""
         name, doc = export(page)
         assert name == "respostas-licao-2.json" and "student" not in doc  # optional: nothing asked first
         field.fill("  Ana Júlia Conceição-D'Ávila 2B ")
         page.reload()
-        field = page.get_by_label("Seu nome ou número de matrícula")
+        field = page.get_by_label("Seu nome", exact=True)
         assert field.input_value() == "  Ana Júlia Conceição-D'Ávila 2B "  # kept in this browser, editable
         page.evaluate("code => localStorage.setItem('licao-2/exercicio/nivel-2', JSON.stringify({version: 1, answers: {}, code}))",
                       STARTER)
@@ -446,7 +446,8 @@ def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, pal
         doc = json.loads(path.read_text(encoding="utf-8"))
         assert name == "respostas-licao-2-ana-julia-conceicao-d-avila-2b.json"
         assert doc["student"] == "Ana Júlia Conceição-D'Ávila 2B"
-        assert doc["format"] == "checkpoints-licao-2/respostas" and doc["version"] == 2
+        assert doc["format"] == "checkpoints-licao-2/respostas" and doc["version"] == 3
+        assert "email" not in doc and "matricula" not in doc  # optional: nothing typed, nothing exported
         # The CLI names the student beside the file (the contract agreed with it).
         run = subprocess.run([sys.executable, "-m", "graders", "nivel-2", str(path), "--format", "json"],
                              capture_output=True, text=True, timeout=300, cwd=ROOT)
@@ -460,13 +461,23 @@ def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, pal
         page.reload()
         _, doc = export(page)
         assert len(doc["student"]) == 120 and doc["student"].endswith("x😀😀")
-        page.get_by_label("Seu nome ou número de matrícula").fill("x" * 130)
+        page.get_by_label("Seu nome", exact=True).fill("x" * 130)
         # The lesson page's export area shows the same name.
         page.goto(site_url + "licao-2/")
         assert page.locator(".lesson-export__name").first.input_value().startswith("x")
         page.locator(".lesson-export__name").first.fill("")
         name, doc = export(page)
         assert name == "respostas-licao-2.json" and "student" not in doc
+        # The e-mail or matrícula (export v3): kept in this browser, shared by the export areas.
+        page.get_by_label("Seu e-mail ou número de matrícula").first.fill(" ana.souza@usp.br ")
+        _, doc = export(page)
+        assert doc["email"] == "ana.souza@usp.br" and "matricula" not in doc
+        page.goto(site_url)
+        contact = page.get_by_label("Seu e-mail ou número de matrícula")
+        assert contact.input_value() == " ana.souza@usp.br "
+        contact.fill("2024001")
+        _, doc = export(page)
+        assert doc["matricula"] == "2024001" and "email" not in doc
         page.goto(site_url)
         page.wait_for_load_state("networkidle")
         assert_no_serious_violations(page, f"the course home with the name field ({palette})")

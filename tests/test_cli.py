@@ -37,28 +37,34 @@ def test_all_passing_exits_0_and_json_follows_the_contract():
     assert [r["file"] for r in results] == [str(SOLUTION), str(CORPUS / "nivel-2" / "ok_mkstemp_dir.py")]
     for r in results:
         assert r["exercise"] == "nivel-2" and r["passed"] is True
-        assert [c["id"] for c in r["criteria"]] == ["escrita-atomica", "ponto-a", "seis-campos", "executavel"]
-        assert all(set(c) >= {"id", "passed", "message"} for c in r["criteria"])
+        # Every criterion of the exercise: a .py answers the code ones; the questions are only in an export.
+        graded = [c["id"] for c in r["criteria"] if c["state"] in ("ok", "falhou")]
+        assert graded == ["escrita-atomica", "ponto-a", "seis-campos", "executavel"]
+        assert [c["state"] for c in r["criteria"][:2]] == ["só no arquivo exportado"] * 2
+        assert all(set(c) >= {"id", "passed", "message", "state", "title"} for c in r["criteria"])
+        assert r["score"] == {"met": 4, "total": 6, "fraction": 0.6667, "grade": 6.67}
 
 
 def test_a_failed_criterion_exits_1_with_the_message():
     run = cli("nivel-2", STARTER, SOLUTION, "--format", "json")
     assert run.returncode == 1
     starter, solution = submissions(run)
-    assert [c["id"] for c in starter["criteria"] if not c["passed"]] == ["escrita-atomica", "ponto-a"]
-    assert starter["criteria"][0]["message"].startswith("Queda ")
+    assert [c["id"] for c in starter["criteria"] if c["state"] == "falhou"] == ["escrita-atomica", "ponto-a"]
+    assert starter["criteria"][2]["message"].startswith("Queda ")
     assert solution["passed"]
 
 
 def test_text_and_csv_formats():
     text = cli("nivel-2", STARTER)
     assert text.returncode == 1
-    assert "REPROVADO (2 de 4 critérios)" in text.stdout and "[falhou] escrita-atomica" in text.stdout
+    assert "REPROVADO (2 de 6 critérios; nota 3,3)" in text.stdout and "[falhou] escrita-atomica" in text.stdout
+    assert "diagnostico-escrita: só no arquivo exportado" in text.stdout
     table = cli("nivel-2", STARTER, SOLUTION, "--format", "csv")
     rows = list(csv.reader(io.StringIO(table.stdout)))
     assert rows[0][:3] == ["file", "exercise", "passed"]
     assert rows[0][3:9] == ["diagnostico-escrita", "diagnostico-ponto-a", "escrita-atomica", "ponto-a", "seis-campos", "executavel"]
     assert rows[1][2] == "não" and rows[1][5] == "falhou" and rows[1][7] == "ok"
+    assert rows[1][3] == "só no arquivo exportado"
     assert rows[2][2] == "sim"
 
 
@@ -169,11 +175,13 @@ def test_hostile_submissions_cannot_touch_files_or_neighbours(tmp_path):
         "raise KeyboardInterrupt", "signal.raise_signal(signal.SIGKILL)"))
     run = cli("nivel-2", vandal, looper, SOLUTION, killer, suicide, flood, liar, forger, assassin,
               "--timeout", "8", "--format", "json")
-    results = {r["file"]: r for r in submissions(run)}
+    from report_schema import check
+
+    results = {r["file"]: r for r in check(json.loads(run.stdout))["submissions"]}
     # The flood hit a grader limit: not graded (exit 3), said as the grader's, never scored.
     assert run.returncode == 3
     assert results[str(flood)]["limit"] is True and "--max-saida" in results[str(flood)]["error"]
-    assert results[str(flood)]["score"] is None
+    assert results[str(flood)]["score"]["grade"] is None and results[str(flood)]["status"] == "não avaliado"
     assert results[str(SOLUTION)]["passed"] is True
     for hostile in (vandal, looper, killer, suicide, flood, liar, forger, assassin):
         assert results[str(hostile)]["passed"] is False, hostile.name

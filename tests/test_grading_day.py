@@ -92,10 +92,16 @@ def test_todos_grades_every_exercise_of_each_export_in_one_report(turma):
     ana = rows["exportados/respostas-licao-2-ana.json"]
     assert list(ana["exercises"]) == ["quiz-sobrescrita", "nivel-1", "nivel-2"]
     assert ana["student"] == "Ana Júlia" and ana["status"] == "aprovado"
-    assert ana["score"] == {"met": 17, "graded": 17, "fraction": 1.0}
+    assert ana["score"] == {"met": 17, "total": 17, "fraction": 1.0, "grade": 10.0}
+    # Every exercise object names its student, file and kind, as a one-exercise submission does.
+    assert {(e["student"], e["shown"], e["kind"]) for e in ana["exercises"].values()} == {
+        ("Ana Júlia", "exportados/respostas-licao-2-ana.json", "export")}
     # A .py is graded for the exercise its folder names.
-    assert list(rows["nivel-2/caio.py"]["exercises"]) == ["nivel-2"]
-    assert rows["nivel-2/caio.py"]["score"]["met"] == 2 and rows["nivel-2/caio.py"]["score"]["graded"] == 4
+    assert [ex for ex, e in rows["nivel-2/caio.py"]["exercises"].items() if e["state"] == "avaliado"] == ["nivel-2"]
+    # The whole assignment counts: 2 met of the lesson's 17 criteria, the missing exercises "não entregue".
+    caio = rows["nivel-2/caio.py"]
+    assert caio["score"] == {"met": 2, "total": 17, "fraction": 0.1176, "grade": 1.18}
+    assert caio["exercises"]["nivel-1"]["state"] == "não entregue" and caio["exercises"]["nivel-1"]["timeline"] is None
     assert doc["report"]["exercises"] == ["quiz-sobrescrita", "nivel-1", "nivel-2"]
     # CSV: one row per file, one group of columns per exercise.
     table = list(csv.DictReader(io.StringIO(cli("todos", turma, "--format", "csv").stdout)))
@@ -119,10 +125,11 @@ def test_todos_names_what_a_stray_py_lacks(tmp_path):
 def test_text_report_names_scores_and_summarises_the_class(turma):
     run = cli("nivel-2", turma)
     text = run.stdout
-    assert f"{turma / 'exportados' / 'respostas-licao-2-ana.json'} (aluno: Ana Júlia): APROVADO (6 de 6 critérios)" in text
-    assert f"{turma / 'nivel-2' / 'caio.py'}: REPROVADO (2 de 4 critérios)" in text  # the file name says who
+    # Paths as every format shows them: relative to the folder given.
+    assert "exportados/respostas-licao-2-ana.json (aluno: Ana Júlia): APROVADO (6 de 6 critérios; nota 10,0)" in text
+    assert "\nnivel-2/caio.py: REPROVADO (2 de 6 critérios; nota 3,3)" in text  # the file name says who
     assert "Resumo da turma:" in text
-    assert "5 arquivos: 4 aprovados, 1 reprovado, 0 com erro" in text
+    assert "5 alunos (5 arquivos lidos): 4 aprovados, 1 reprovado, 0 com erro" in text
     # .py files (4 code criteria) and exports (all 6) are counted apart.
     assert "só código (.py, critérios de código): 2 de 3 passaram em todos" in text
     assert "respostas exportadas (.json, todos os critérios): 2 de 2 passaram em todos" in text
@@ -140,7 +147,7 @@ def test_json_report_carries_summary_scores_metadata_and_copies(turma):
     assert rates["escrita-atomica"] == {"title": "Correção um: a gravação", "passed": 4, "judged": 5, "rate": 0.8}
     assert rates["diagnostico-escrita"]["judged"] == 2  # only exports answer the questions
     caio = next(s for s in doc["submissions"] if s["student"] == "caio")
-    assert caio["score"] == {"met": 2, "graded": 4}
+    assert caio["score"] == {"met": 2, "total": 6, "fraction": 0.3333, "grade": 3.33}
     # The isolation actually used, the grader's version, when.
     assert doc["report"]["isolation"] == "reduzido" and doc["report"]["interrupted"] is False
     assert re.fullmatch(r"0\.1\.0\+[0-9a-f]{12}", doc["report"]["grader_version"])
@@ -154,9 +161,13 @@ def test_json_report_carries_summary_scores_metadata_and_copies(turma):
 
 def test_csv_keeps_its_columns_and_adds_student_and_score_at_the_end(turma):
     rows = list(csv.reader(io.StringIO(cli("nivel-2", turma, "--format", "csv").stdout)))
-    assert rows[0][:3] == ["file", "exercise", "passed"] and rows[0][-3:] == ["student", "met", "graded"]
+    head = rows[0]
+    assert head[:3] == ["file", "exercise", "passed"]
+    at = head.index("student")
+    assert head[at:] == ["student", "met", "graded", "email", "id_number", "roster", "status", "score_met",
+                         "score_total", "grade"]
     caio = next(r for r in rows if r[0].endswith("caio.py"))
-    assert caio[-3:] == ["caio", "2", "4"]
+    assert caio[at:at + 3] == ["caio", "2", "4"] and caio[-3:] == ["2", "6", "3.33"]
 
 
 def test_planilha_opens_in_a_portuguese_spreadsheet(tmp_path):
@@ -176,7 +187,7 @@ def test_planilha_opens_in_a_portuguese_spreadsheet(tmp_path):
     table = {r[0]: dict(zip(header, r)) for r in rows[1:3]}
     ana, caio = table["ana.json"], table["caio.py"]
     assert ana["Aluno"] == "Ana Júlia" and ana["Situação"] == "aprovado" and ana["Nota (0 a 10)"] == "10,0"
-    assert caio["Nota (0 a 10)"] == "5,0" and caio["Correção um: a gravação"] == "falhou" and caio["Tipo"] == "código (.py)"
+    assert caio["Nota (0 a 10)"] == "3,3" and caio["Correção um: a gravação"] == "falhou" and caio["Tipo"] == "código (.py)"
     # The student's line breaks are kept inside the quoted cell, never written as "\n".
     assert ana["Resposta escrita: primeira-falha"] == words.replace("\r\n", "\n")
     # The class summary and the report's facts come after the table, past a blank row.
@@ -280,7 +291,7 @@ def test_grader_limits_are_named_and_never_scored(tmp_path, option):
     run = cli("nivel-2", busy, SOLUTION, option, low, "--format", "json")
     assert run.returncode == 3, run.stderr  # some file not graded, the rest graded
     stopped, fine = submissions(run)
-    assert stopped["limit"] is True and stopped["passed"] is False and stopped["score"] is None, stopped
+    assert stopped["limit"] is True and stopped["passed"] is False and stopped["score"]["grade"] is None, stopped
     assert stopped["error"].startswith(f"limite do corretor: {says}"), stopped["error"]
     assert option in stopped["error"] and fine["passed"] is True
     text = cli("nivel-2", busy, option, low).stdout
@@ -367,7 +378,9 @@ def test_ctrl_c_stops_within_a_second_and_reports_what_was_graded(tmp_path, isol
     time.sleep(0.2)
     left = [pid for pid in running if _alive(pid)]
     assert left == [], f"processes left running after Ctrl+C: {left}"
-    doc = json.loads(out)
+    from report_schema import check
+
+    doc = check(json.loads(out))  # an interrupted report is a whole, valid one
     assert doc["report"]["interrupted"] is True
     assert [s["file"] for s in doc["submissions"]] == [str(f) for f in files[:2]]
     assert all(s["passed"] for s in doc["submissions"])
@@ -569,7 +582,7 @@ def test_html_report_in_chromium(html_report, browser):
         page.locator("tbody tr[data-file]:not([hidden])").get_attribute("data-details")
     page.fill("#filtro", "")
     # Sort arrows.
-    button = page.get_by_role("button", name="pontos", exact=True)
+    button = page.get_by_role("button", name="nota", exact=True)
     assert button.locator(".seta").inner_text() == "↕"
     scores = "() => [...document.querySelectorAll('tbody tr[data-pontos]')].map(r => parseFloat(r.dataset.pontos))"
     button.click()

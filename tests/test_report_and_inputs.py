@@ -332,7 +332,8 @@ MALFORMED = {
     "answer list with a number": (export({"nivel-2": {"answers": {"q": ["a", 1]}}}), "(veio uma lista)"),
     "answer list with null": (export({"nivel-2": {"answers": {"q": ["a", None]}}}), "deveria ser o id"),
     "answer nested list": (export({"nivel-2": {"answers": {"q": [["a"]]}}}), "deveria ser o id"),
-    "version 3": (export(version=3), "(esperada: 1 ou 2)"),
+    "version 4": (export(version=4), "(esperada: 1, 2 ou 3)"),
+    "email number": (export(version=3, email=5), "o campo email (e-mail do aluno) deveria ser texto"),
     "revealed text": (export({"nivel-2": {"revealed": "ponto-a"}}, version=2), 'o campo revealed de "nivel-2" deveria ser uma lista'),
     "revealed with a number": (export({"nivel-2": {"revealed": ["ponto-a", 1]}}, version=2), "deveria ser uma lista de ids"),
 }
@@ -366,6 +367,14 @@ def test_revealed_answers_are_read_from_version_2_and_old_exports_stay_readable(
     assert old.answers == {"falha-escrita": "dumps"} and old.revealed is None
 
 
+def test_version_3_carries_the_students_email_or_matricula_and_older_versions_stay_readable():
+    entry = {"quiz-sobrescrita": {"answers": {"resposta": "lento"}}}
+    sub = from_export(export(entry, version=3, student="Ana", email=" ana@usp.br ", matricula="2024001"), "quiz-sobrescrita")
+    assert (sub.student, sub.email, sub.id_number) == ("Ana", "ana@usp.br", "2024001")
+    old = from_export(export(entry, version=2, email="ana@usp.br"), "quiz-sobrescrita")
+    assert old.email is None  # not a field of version 2: ignored, as any other unknown key
+
+
 def test_a_revealed_criterion_keeps_its_verdict_and_every_report_says_so():
     from graders.grading import grade
 
@@ -383,9 +392,15 @@ def test_a_revealed_criterion_keeps_its_verdict_and_every_report_says_so():
     rows = list(csv.reader(io.StringIO(render_csv([result], "quiz-sobrescrita"))))
     assert rows[1][3] == "falhou (resposta revelada)"
     assert json.loads(render_json([result]))[0]["criteria"][0]["revealed"] is True
-    from graders.cli.html_report import render_html
+    from graders.cli import classreport, formats, metadata
 
-    assert "falhou (resposta revelada)" in render_html([normalise(result)], "quiz-sobrescrita")
+    row = {"file": "ana.json", "shown": "ana.json", "student": "Ana", "kind": "export",
+           "results": {"quiz-sobrescrita": normalise(result)}}
+    built = classreport.build([row], ["quiz-sobrescrita"], "quiz-sobrescrita",
+                              metadata.describe(True, False, ["quiz-sobrescrita"]), [])
+    for fmt in ("text", "csv", "planilha", "html", "vpl", "moodle"):
+        assert "resposta revelada" in formats.render(fmt, built) or fmt in ("vpl", "moodle"), fmt
+    assert "falhou (resposta revelada)" in formats.render("html", built)
 
 
 def test_a_failed_answer_names_what_is_wrong_never_the_right_option():

@@ -48,9 +48,33 @@ def test_a_renamed_reformatted_commented_copy_is_identical():
     codes = corpus_class()
     codes["copia"] = disguised(codes["ok_fsync_directory"])
     groups = find_similar(codes, starter=STARTER)
-    identical = [g for g in groups_with(groups, "copia") if g.kind == IDENTICAL]
-    assert identical and set(identical[0].members) == {"ok_fsync_directory", "copia"}
-    assert identical[0].score == 1.0
+    (group,) = groups_with(groups, "copia")  # one group per file: groups never overlap
+    if group.kind == IDENTICAL:
+        assert set(group.members) == {"ok_fsync_directory", "copia"} and group.score == 1.0
+    else:  # the pair sits in a near-identical group of the corpus, and is named identical in it
+        assert ("ok_fsync_directory", "copia") in group.identical
+
+
+def test_groups_never_overlap_and_near_is_never_100_percent():
+    codes = corpus_class()
+    codes["copia"] = disguised(codes["ok_fsync_directory"])
+    codes["outra"] = disguised(codes["ok_path_replace"]).replace("def ", "def _x():\n    pass\n\n\ndef ", 1)
+    groups = find_similar(codes, starter=STARTER)
+    labels = [label for g in groups for label in g.members]
+    assert len(labels) == len(set(labels)), groups
+    assert all(g.score < 1.0 for g in groups if g.kind == NEAR) and any(g.kind == NEAR for g in groups)
+
+
+def test_the_reference_solution_is_a_known_source():
+    codes = {"ana": disguised(SOLUTION), "bia": corpus_class()["ok_path_replace"]}
+    groups = find_similar(codes, starter=STARTER, reference=SOLUTION)
+    (group,) = groups  # one student alone is flagged: her code is the published solution
+    assert group.members == ("ana",) and group.reference and group.kind == IDENTICAL
+    assert find_similar(codes, starter=STARTER) == []  # without the reference, nothing to compare with
+    codes["caio"] = disguised(SOLUTION).replace("def ", "def _y():\n    return 1\n\n\ndef ", 1)
+    (group,) = find_similar(codes, starter=STARTER, reference=SOLUTION)
+    assert group.kind == NEAR and group.reference and set(group.members) == {"ana", "caio"}
+    assert group.identical[0][1:] == ("ana",)  # ana's is the solution itself, caio's an edit of it
 
 
 def test_a_copy_with_lines_added_and_a_name_changed_is_near_identical():

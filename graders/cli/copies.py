@@ -5,38 +5,39 @@ identical or near-identical (graders.similarity), named as the rest of the repor
 from __future__ import annotations
 
 from .. import exercises
-from ..similarity import find_similar
+from ..similarity import REFERENCE, find_similar
 
 
-def _starter(exercise: str) -> str | None:
+REFERENCE_KIND = {"idêntico": "igual à solução de referência", "quase idêntico": "parecido com a solução de referência"}
+
+
+def _source(exercise: str, name: str) -> str | None:
     try:
-        return exercises.read_text(exercise, "starter.py")
+        return exercises.read_text(exercise, name)
     except OSError:
         return None
 
 
 def possible_copies(codes: dict[str, dict[str, str]], who: dict[str, str | None] | None = None) -> list[dict]:
-    """[{"exercise", "kind": "idêntico"|"quase idêntico", "score", "members": [{"file", "student"}]}]
-    for `codes` = {exercise: {file's short name: its code}}; `who` = {file's short name: student}."""
+    """[{"exercise", "kind", "score", "members": [{"file", "student"}]}] for `codes` = {exercise: {file's
+    short name: its code}}; `who` = {file's short name: student}. kind: "idêntico", "quase idêntico",
+    or, when the exercise's reference solution (published in the site) is in the group, "igual à
+    solução de referência" / "parecido com a solução de referência" (then even one file is a group)."""
     who = who or {}
     found = []
     for exercise, by_file in codes.items():
-        if len(by_file) < 2:
-            continue
-        for group in find_similar(by_file, starter=_starter(exercise)):
+        groups = find_similar(by_file, starter=_source(exercise, "starter.py"),
+                              reference=_source(exercise, "solution.py"))
+        for group in groups:
+            if not group.members:
+                continue
             found.append({
-                "exercise": exercise, "kind": group.kind, "score": group.score,
+                "exercise": exercise, "kind": REFERENCE_KIND[group.kind] if group.reference else group.kind,
+                "score": group.score,
                 "members": [{"file": label, "student": who.get(label)} for label in group.members],
+                # Inside a near-identical group, the files whose code is the very same.
+                "identical": [list(subset) for subset in group.identical if len(subset) > 1 and REFERENCE not in subset],
+                "same_as_reference": [label for subset in group.identical if REFERENCE in subset
+                                      for label in subset if label != REFERENCE],
             })
     return found
-
-
-def copies_lines(copies: list[dict]) -> list[str]:
-    """The section as Portuguese lines (text report, spreadsheet)."""
-    if not copies:
-        return ["Possíveis cópias: nenhuma (código idêntico ou quase idêntico entre arquivos diferentes)."]
-    lines = ["Possíveis cópias (código idêntico ou quase idêntico; confira lendo o código):"]
-    for c in copies:
-        names = ", ".join(m["file"] + (f" ({m['student']})" if m.get("student") else "") for m in c["members"])
-        lines.append(f"  {c['exercise']}, {c['kind']} ({round(100 * c['score'])}%): {names}")
-    return lines

@@ -17,12 +17,11 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from .. import exercises
-from . import document, metadata, options, report
-from .collect import collect
+from . import classreport, formats, metadata, options, report, roster
+from .collect import collect_all
 from .copies import possible_copies
-from .summary import status, summarise
 from ..grading import grade
-from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem
+from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem, text_of
 from ..judge.verdict import failed_all
 from .sandbox import Sandbox, bwrap_problem, sweep_abandoned
 
@@ -48,34 +47,69 @@ def _exercise_in_path(path: str) -> str | None:
     parts = [p.lower() for p in os.path.normpath(path).split(os.sep)]
     parts[-1] = os.path.splitext(parts[-1])[0]
     for part in reversed(parts):
+        # `nivel2`, `nivel_2` and `Nível-2` name nivel-2 too.
+        squeezed = "".join(ch for ch in roster.fold(part) if ch.isalnum())
         for ex in sorted(exercises.EXERCISE_IDS, key=len, reverse=True):
-            if ex in part:
+            if ex in part or ex.replace("-", "") in squeezed:
                 return ex
     return None
 
 
-def _input_error(path: str, exercise: str, message: str) -> dict:
-    return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [], "error": message})
+_input_error = classreport.input_error
+
+
+def _read(path: str) -> tuple[str, bool]:
+    """read_text, plus a .py that declares its own encoding (`# -*- coding: latin-1 -*-`), as Python
+    itself would read it."""
+    try:
+        return read_text(path)
+    except SubmissionError as exc:
+        if not path.lower().endswith(".py") or "UTF-8" not in str(exc):
+            raise
+        import io
+        import tokenize
+
+        from ..submission import _read_bytes
+
+        data = _read_bytes(path)
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+            if encoding in ("utf-8", "utf-8-sig"):
+                raise exc
+            text = data.decode(encoding)
+        except (SyntaxError, LookupError, UnicodeDecodeError):
+            raise exc from None
+        return text.replace("\r\n", "\n").replace("\r", "\n"), False
 
 
 def prepare(entries, exercise: str) -> tuple[list[dict], list[tuple]]:
-    """(rows, jobs): one row per file (see graders.cli.summary), and one job (row index, exercise,
+    """(rows, jobs): one row per file ({file, shown, student, kind, results, error?}; graders.cli.classreport groups them by student), and one job (row index, exercise,
     Submission) per exercise to grade in it. Files are read here; a file that cannot be read
     is its row's error."""
     everything = exercise == options.ALL_EXERCISES
     rows, jobs = [], []
     for entry in entries:
+        # What the name says until the file is read: an unreadable file still has a kind and a student.
+        suffix = os.path.splitext(entry.path)[1].lower()
+        kind = {".py": "py", ".json": "export"}.get(suffix) if not (entry.empty or entry.missing) else None
         row = {"file": report.clean(entry.path) or report.UNKNOWN_FILE, "shown": report.clean(entry.shown),
-               "student": None, "kind": None, "results": {}}
+               "student": report.clean(stem(entry.path), 120) if kind == "py" else None, "kind": kind, "results": {}}
         rows.append(row)
         try:
+            if entry.missing:
+                raise SubmissionError(f"pasta ou arquivo não encontrado: {entry.path}")
             if entry.empty:
                 raise SubmissionError("a pasta não tem nenhum arquivo .py ou .json")
-            text, is_export = read_text(entry.path)
+            text, is_export = text_of(entry.path, entry.data) if entry.data is not None else _read(entry.path)
             if is_export:
                 row["kind"] = "export"
                 student, found = export_entries(text)
-                row["student"] = report.clean(student, 120) if student else None
+                # Cut at 120 characters, a name may end in a space the student never typed there.
+                row["student"] = report.clean(student, 120).rstrip() or None if student else None
+                first = next(iter(found.values()), None)
+                for key in ("email", "id_number"):  # version 3: who the student said they are
+                    value = getattr(first, key, None)
+                    row[key] = report.clean(value, 120).strip() or None if value else None
                 wanted = [ex for ex in exercises.EXERCISE_IDS if ex in found] if everything else [exercise]
                 submissions = {ex: found.get(ex) or Submission(code=None, answers={}, student=student) for ex in wanted}
                 if everything and not wanted:
@@ -275,16 +309,52 @@ def _codes(rows, jobs) -> tuple[dict, dict]:
     return codes, who
 
 
+def _pesos(path: str | None) -> dict | None:
+    """The --pesos file: {exercise: {"peso": w, "criterios": {id: w}}} (TOML); None without one."""
+    if path is None:
+        return None
+    import tomllib
+
+    with open(path, "rb") as handle:
+        data = tomllib.load(handle)
+    for ex, entry in data.items():
+        if ex not in exercises.EXERCISE_IDS or not isinstance(entry, dict):
+            raise ValueError(f"exercício desconhecido {ex!r}")
+        values = [entry.get("peso", 1), *dict(entry.get("criterios", {})).values()]
+        if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1000 for v in values):
+            raise ValueError(f"os pesos de {ex} precisam ser números de 0 a 1000")
+    return data
+
+
+def _exit_code(report_: dict) -> int:
+    states = [row["status"] for row in report_["students"] if row["files"]]
+    if not any(s in (classreport.APPROVED, classreport.FAILED, classreport.INCOMPLETE) for s in states):
+        return EXIT_NOTHING_GRADED
+    if any(s in (classreport.ERROR, classreport.LIMIT) for s in states):
+        return EXIT_SOME_UNGRADED
+    return EXIT_OK if all(s == classreport.APPROVED for s in states) else EXIT_FAILED
+
+
 def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = options.parse(argv)
+    try:
+        people = roster.read(args.turma) if args.turma else None
+        pesos = _pesos(args.pesos)
+    except roster.RosterError as exc:
+        sys.stderr.write(f"erro: {exc}\n")
+        return EXIT_INPUT
+    except (OSError, ValueError) as exc:
+        sys.stderr.write(f"erro: arquivo de pesos {args.pesos}: {exc}\n")
+        return EXIT_INPUT
     stop = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
         isolated = _isolation(args.isolamento)
         if isolated is None:
             return EXIT_INPUT
-        rows, jobs = prepare(collect(args.files), args.exercise)
+        entries, ignored = collect_all(args.files, read_zips=args.zip)
+        rows, jobs = prepare(entries, args.exercise)
         _precompile()
         left = _grade_all(rows, jobs, args, isolated, stop) if jobs and not stop.is_set() else list(range(len(jobs)))
         interrupted = stop.is_set()
@@ -298,23 +368,22 @@ def main(argv=None) -> int:
         if interrupted:
             # Only what was graded is reported; the rest is listed as not graded.
             rows = [row for row in rows if row["results"] or "error" in row]
-        exercise_ids = list(exercises.EXERCISE_IDS) if args.exercise == options.ALL_EXERCISES else [args.exercise]
-        exercise_ids = [ex for ex in exercise_ids if args.exercise != options.ALL_EXERCISES
-                        or any(ex in row["results"] for row in rows)]
-        meta = metadata.describe(isolated, interrupted, exercise_ids, pending=pending_files)
-        summary = summarise(rows, exercise_ids)
-        copies = possible_copies(codes, who)
-        sys.stdout.write(document.render(args.format, rows, exercise_ids, args.exercise, meta, summary, copies))
+        assignment = options.assignment(args)
+        meta = metadata.describe(isolated, interrupted, assignment, pending=pending_files)
+        copies = possible_copies({ex: c for ex, c in codes.items() if ex in assignment}, who)
+        class_report = classreport.build(rows, assignment, args.exercise, meta, copies, people=people,
+                                         ignored=ignored, pesos=pesos, nota_max=args.nota_max)
+        sys.stdout.write(formats.render(args.format, class_report))
         sys.stdout.flush()
+        if args.format == "moodle":
+            left_out = [r["student"] or r["shown"] for r in class_report["students"] if not (r["email"] or r["id_number"])]
+            if left_out:
+                sys.stderr.write(f"aviso: {report.plural(len(left_out), 'aluno ficou', 'alunos ficaram')} fora do "
+                                 f"arquivo do Moodle (sem e-mail nem matrícula; use --turma): {', '.join(left_out)}\n")
         if interrupted:
             left = report.plural(len(pending_files), "arquivo ficou", "arquivos ficaram")
             sys.stderr.write(f"\ninterrompido: {left} sem correção.\n")
             return EXIT_INTERRUPTED
-        states = [status(row) for row in rows]
-        if not any(s in ("aprovado", "reprovado") for s in states):
-            return EXIT_NOTHING_GRADED
-        if any(s in ("erro", "não avaliado") for s in states):
-            return EXIT_SOME_UNGRADED
-        return EXIT_OK if all(s == "aprovado" for s in states) else EXIT_FAILED
+        return _exit_code(class_report)
     finally:
         signal.signal(signal.SIGINT, previous)

@@ -10,13 +10,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from .report import plural
-
 ROOT = Path(__file__).resolve().parents[2]
-ISOLATION_TEXT = {
-    "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
-    "reduzido": "reduzido (sem bubblewrap: só o vigia do Python; veja o README)",
-}
 
 
 @functools.lru_cache(maxsize=1)
@@ -43,29 +37,17 @@ def grader_version() -> str:
 
 def describe(isolated: bool, interrupted: bool, exercises: list[str], when: datetime.datetime | None = None,
              pending: list[str] | None = None) -> dict:
-    """The report's own facts (the "report" object of the JSON; a header in the other formats)."""
+    """The report's own facts (the "report" object of the JSON; a header in the other formats).
+
+    A new fact is one key here: the JSON carries every key as it is, and the formats that print a
+    header read it in one line of graders.cli.formats.prose.header_lines (as "fences" is read)."""
     when = when or datetime.datetime.now(datetime.timezone.utc).astimezone()
     mode = "estrito" if isolated else "reduzido"
     return {
         "generated_at": when.isoformat(timespec="seconds"),
         "isolation": mode,
-        "isolation_text": ISOLATION_TEXT[mode],
         "grader_version": grader_version(),
         "exercises": list(exercises),
         "interrupted": interrupted,
         "not_graded": list(pending or []),
     }
-
-
-def header_lines(meta: dict) -> list[str]:
-    """The facts as short Portuguese lines (text report, spreadsheet, HTML)."""
-    lines = [
-        f"Gerado em: {meta['generated_at']}",
-        f"Isolamento usado: {meta['isolation_text']}",
-        f"Versão do corretor: {meta['grader_version']}",
-    ]
-    if meta.get("interrupted"):
-        left = len(meta.get("not_graded") or [])
-        lines.append(f"INTERROMPIDO (Ctrl+C): {plural(left, 'arquivo ficou', 'arquivos ficaram')} sem correção; "
-                     "este relatório traz só os já corrigidos")
-    return lines

@@ -21,7 +21,8 @@ JOBS_MAX = 256
 MAX_OPS_MIN, MAX_OPS_MAX = 100, 10_000_000
 MAX_WRITE_MAX_MB = 4096
 MAX_OUTPUT_MAX_MB = 1024
-FORMATS = ("text", "json", "csv", "planilha", "html")
+FORMATS = ("text", "json", "csv", "planilha", "html", "moodle", "vpl")
+GRADE_MAX = 1000.0
 
 # argparse's own English messages (Python 3.11–3.13), as patterns, and their Portuguese.
 _TRANSLATIONS = [
@@ -93,6 +94,13 @@ def _bounded_int(low: int, high: int, unit: str):
     return parse
 
 
+def _grade_max(text: str) -> float:
+    value = _number(text)
+    if not math.isfinite(value) or value <= 0 or value > GRADE_MAX:
+        raise argparse.ArgumentTypeError(f"{text!r} não serve: use um número maior que 0 e no máximo {GRADE_MAX:.0f}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(
         prog="python -m graders",
@@ -108,7 +116,20 @@ def build_parser() -> argparse.ArgumentParser:
                         help=".py (código), .json (respostas exportadas pelo site) ou uma pasta (lida com as subpastas)")
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="formato da saída (padrão: text; csv: para programas; planilha: CSV que uma planilha "
-                             "em português abre direto; html: um relatório da turma num arquivo só)")
+                             "em português abre direto; html: um relatório da turma num arquivo só; moodle: CSV para "
+                             "Importar notas do Moodle; vpl: linhas Comment/Grade da avaliação do VPL)")
+    parser.add_argument("--turma", metavar="TURMA.CSV",
+                        help="lista da turma (a exportação de participantes do Moodle, ou um CSV com nome e e-mail "
+                             "e/ou matrícula): cada aluno da lista ganha uma linha, mesmo quem não entregou")
+    parser.add_argument("--exercicios", metavar="ID,ID",
+                        help="com todos: os exercícios que valem nota (padrão: todos os da lição)")
+    parser.add_argument("--nota-max", metavar="N", type=_grade_max, default=10.0,
+                        help="a nota de quem cumpre todos os critérios (padrão: 10)")
+    parser.add_argument("--zip", action="store_true",
+                        help="lê os .py e .json de dentro de cada .zip, na memória, sem extrair (com limites de "
+                             "tamanho e de quantidade); sem esta opção, um .zip é listado como ignorado")
+    parser.add_argument("--pesos", metavar="PESOS.TOML",
+                        help="pesos dos exercícios e critérios (padrão: todos os critérios valem o mesmo; veja o README)")
     parser.add_argument("--timeout", metavar="SEGUNDOS", type=_seconds, default=10.0,
                         help=f"limite de tempo de cada execução do código do aluno, em segundos (padrão: 10; "
                              f"máximo: {TIMEOUT_MAX:.0f})")
@@ -178,4 +199,20 @@ def parse(argv: list[str]) -> argparse.Namespace:
         parser.print_usage(sys.stderr)
         parser.exit(EXIT_USAGE, f"erro: exercício desconhecido {args.exercise!r}; use um de: "
                                 f"{', '.join(exercises.EXERCISE_IDS)} ou {ALL_EXERCISES}\n")
+    if args.exercicios is not None:
+        wanted = [e.strip() for e in args.exercicios.split(",") if e.strip()]
+        unknown = [e for e in wanted if e not in exercises.EXERCISE_IDS]
+        if unknown or not wanted or args.exercise != ALL_EXERCISES:
+            parser.print_usage(sys.stderr)
+            why = (f"exercício desconhecido {unknown[0]!r}" if unknown else
+                   "--exercicios só vale com todos" if wanted else "--exercicios precisa de pelo menos um exercício")
+            parser.exit(EXIT_USAGE, f"erro: {why}; use: {', '.join(exercises.EXERCISE_IDS)}\n")
+        args.exercicios = [e for e in exercises.EXERCISE_IDS if e in wanted]
     return args
+
+
+def assignment(args: argparse.Namespace) -> list[str]:
+    """The exercises that count: the one asked for, or every exercise of the lesson (or --exercicios)."""
+    if args.exercise != ALL_EXERCISES:
+        return [args.exercise]
+    return list(args.exercicios or exercises.EXERCISE_IDS)

@@ -1,6 +1,6 @@
-"""Render the CLI's results as text, CSV or JSON: every student-influenced string escaped and capped,
-a malformed result shown as an error, so nothing the graders quote from a submission breaks a report.
-"""
+"""Clean and normalise the graders' results (every student-influenced string escaped and capped, a
+malformed result turned into an error), and render a plain list of results as text, CSV or JSON; the
+CLI's class report (graders.cli.classreport) reads only normalised results."""
 
 from __future__ import annotations
 
@@ -309,7 +309,7 @@ def render_csv(results, exercise: str) -> str:
         writer.writerow([_cell(r["file"]), _cell(exercise), "sim" if r["passed"] else "não",
                          *(states.get(i, "") for i in ids), _cell(r.get("error", "")),
                          *(_cell(written.get(t, "")) for t in texts), _cell(r.get("student") or ""),
-                         *_score_cells(r)])
+                         *(["", ""] if "error" in r else [sum(1 for c in r["criteria"] if c["passed"]), len(r["criteria"])])])
     return buffer.getvalue()
 
 
@@ -320,47 +320,3 @@ def render_json(results) -> str:
         return "[]\n"
     # One file a line: still one JSON list, and the C encoder (an indented dump is pure Python).
     return "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in data) + "\n]\n"
-
-
-def _score_cells(r: dict) -> list:
-    if "error" in r:
-        return ["", ""]
-    return [sum(1 for c in r["criteria"] if c["passed"]), len(r["criteria"])]
-
-
-def _state(result: dict | None, cid: str) -> str:
-    if not isinstance(result, dict) or "error" in result:
-        return ""
-    c = next((c for c in result.get("criteria", []) if c["id"] == cid), None)
-    if c is None:
-        return ""
-    return ("ok" if c["passed"] else "falhou") + (f" ({REVEALED})" if revealed(c) else "")
-
-
-def render_csv_groups(rows: list[dict], exercise_ids: list[str]) -> str:
-    """`todos` as CSV: one row per file (file, student, kind, status, passed, met, graded), then a
-    group of columns per exercise (`<exercise>:passed`, one `<exercise>:<criterion>` each,
-    `<exercise>:met`, `<exercise>:graded`, `<exercise>:error`), then the file's own error."""
-    groups = {ex: _criterion_ids(ex, []) for ex in exercise_ids}
-    header = ["file", "student", "kind", "status", "passed", "met", "graded"]
-    for ex, ids in groups.items():
-        header += [f"{ex}:passed", *(f"{ex}:{cid}" for cid in ids), f"{ex}:met", f"{ex}:graded", f"{ex}:error"]
-    header.append("error")
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow([_cell(h) for h in header])
-    for row in rows:
-        total = row.get("score") or {}
-        line = [_cell(row["file"]), _cell(row.get("student") or ""), row.get("kind") or "", _cell(row["status"]),
-                "sim" if row["passed"] else "não", total.get("met", ""), total.get("graded", "")]
-        for ex, ids in groups.items():
-            result = row["exercises"].get(ex)
-            if result is None:
-                line += [""] * (len(ids) + 4)
-                continue
-            met = _score_cells(result)
-            line += ["" if "error" in result else ("sim" if result["passed"] else "não"),
-                     *(_state(result, cid) for cid in ids), *met, _cell(result.get("error", ""))]
-        line.append(_cell(row.get("error", "")))
-        writer.writerow(line)
-    return buffer.getvalue()

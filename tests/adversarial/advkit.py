@@ -387,14 +387,16 @@ def report(run: CliRun, files) -> list[dict]:
         assert same_file(entry.get("file"), path), (entry.get("file"), str(path))
         assert entry.get("exercise") == "nivel-2"
         assert isinstance(entry.get("passed"), bool)
+        # Every criterion of the exercise is listed; a .py is judged on the code ones only.
+        graded = [c for c in entry["criteria"] if c.get("state") in ("ok", "falhou")]
         if "error" in entry:
-            assert entry["passed"] is False and entry["criteria"] == []
+            assert entry["passed"] is False and graded == []
             continue
-        ids = [c.get("id") for c in entry["criteria"]]
+        ids = [c.get("id") for c in graded]
         assert ids == CODE_CRITERIA, f"{path}: criteria {ids}"
         for c in entry["criteria"]:
             assert isinstance(c["passed"], bool) and isinstance(c.get("message"), str)
-        assert entry["passed"] == all(c["passed"] for c in entry["criteria"])
+        assert entry["passed"] == all(c["passed"] for c in graded)
         size = len(json.dumps(entry, ensure_ascii=False).encode("utf-8"))
         assert size < REPORT_LIMIT_PER_FILE, f"{path}: report entry is {size} bytes"
     return data
@@ -428,7 +430,8 @@ def assert_forged_nothing(entry: dict):
     """A starter-based attack must not pass what the starter truly fails. Stopped by a grader limit
     (output, operations, bytes written), it is reported as not graded: no criterion, no score."""
     if entry.get("limit") is True:
-        assert entry["passed"] is False and entry["criteria"] == [] and entry["error"].startswith("limite do corretor")
+        assert entry["passed"] is False and entry["error"].startswith("limite do corretor")
+        assert all(c["state"] == "não avaliado" for c in entry["criteria"]) and entry["score"]["grade"] is None
         return
     assert "error" not in entry, brief(entry)
     assert entry["passed"] is False, f"{entry['file']} PASSED: " + brief(entry)

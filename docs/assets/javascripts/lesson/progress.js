@@ -3,8 +3,35 @@ import * as storage from "./storage.js";
 
 export const EXERCISES = ["quiz-sobrescrita", "nivel-1", "nivel-2"];
 const EXPORT_FORMAT = "checkpoints-licao-2/respostas";
-// Version 2 added `revealed`: the criteria whose answer the student chose to see.
-const EXPORT_VERSION = 2;
+// Version 2 added `revealed`: the criteria whose answer the student chose to see; version 3, the
+// student's optional `email` or `matricula`, which the instructor's gradebook (Moodle) matches by.
+const EXPORT_VERSION = 3;
+// Kept here, beside the name's key in storage.js: one per browser, shared by every export area.
+const CONTACT_KEY = "licao-2/aluno-contato";
+
+function loadContact() {
+  try {
+    return globalThis.localStorage?.getItem(CONTACT_KEY) ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function saveContact(value) {
+  try {
+    if (String(value).trim()) globalThis.localStorage?.setItem(CONTACT_KEY, String(value));
+    else globalThis.localStorage?.removeItem(CONTACT_KEY);
+  } catch {
+    // Storage off (private mode): the field still goes into this page's export.
+  }
+}
+
+/** {email} when what the student typed has an "@", {matricula} otherwise, {} for nothing. */
+export function contactFields(raw = loadContact()) {
+  const value = [...String(raw ?? "").trim()].slice(0, storage.STUDENT_MAX).join("").trim();
+  if (!value) return {};
+  return value.includes("@") ? { email: value } : { matricula: value };
+}
 
 function stateOf(record) {
   if (record?.passed === true) return ["concluido", "concluído"];
@@ -60,7 +87,7 @@ export function exportAnswers() {
   }
   const student = studentName();
   const doc = { format: EXPORT_FORMAT, version: EXPORT_VERSION, ...(student ? { student } : {}),
-    exportedAt: new Date().toISOString(), exercises };
+    ...contactFields(), exportedAt: new Date().toISOString(), exercises };
   const url = URL.createObjectURL(new Blob([JSON.stringify(doc, null, 2)], { type: "application/json" }));
   const link = Object.assign(document.createElement("a"), { href: url, download: exportFileName(student) });
   document.body.append(link);
@@ -72,25 +99,34 @@ export function exportAnswers() {
 
 let exportCount = 0;
 
-/** The optional name field: saved as it is typed, the same in every export area of the site. */
-function nameField() {
+const FIELDS = {
+  name: { key: "aluno", label: "Seu nome", autocomplete: "name", load: () => storage.loadStudent(),
+    save: (value) => storage.saveStudent(value),
+    hint: "Opcional. Vai no arquivo exportado e no nome dele, para o instrutor saber de quem é; fica guardado neste navegador." },
+  contact: { key: "contato", label: "Seu e-mail ou número de matrícula", autocomplete: "email", load: loadContact,
+    save: saveContact,
+    hint: "Opcional. O mesmo que o instrutor tem na lista da turma (no Moodle, por exemplo): com ele, a nota vai para você." },
+};
+
+/** An optional identity field: saved as it is typed, the same in every export area of the site. */
+function identityField(kind) {
+  const field = FIELDS[kind];
   exportCount += 1;
-  const id = `lesson-export-aluno-${exportCount}`;
+  const id = `lesson-export-${field.key}-${exportCount}`;
   const input = Object.assign(document.createElement("input"), {
-    id, type: "text", name: "aluno", autocomplete: "name", maxLength: storage.STUDENT_MAX, value: storage.loadStudent(),
-    className: "lesson-export__name",
+    id, type: "text", name: field.key, autocomplete: field.autocomplete, maxLength: storage.STUDENT_MAX,
+    value: field.load(), className: `lesson-export__${kind}`,
   });
   const hint = Object.assign(document.createElement("span"), {
-    id: `${id}-ajuda`, className: "lesson-export__hint",
-    textContent: "Opcional. Vai no arquivo exportado e no nome dele, para o instrutor saber de quem é; fica guardado neste navegador.",
+    id: `${id}-ajuda`, className: "lesson-export__hint", textContent: field.hint,
   });
   input.setAttribute("aria-describedby", hint.id);
   input.addEventListener("input", () => {
-    storage.saveStudent(input.value);
-    // Other export areas of the page show the same name.
-    for (const other of document.querySelectorAll(".lesson-export__name")) if (other !== input) other.value = input.value;
+    field.save(input.value);
+    // Other export areas of the page show the same value.
+    for (const other of document.querySelectorAll(`.lesson-export__${kind}`)) if (other !== input) other.value = input.value;
   });
-  const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: "Seu nome ou número de matrícula" });
+  const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: field.label });
   const box = Object.assign(document.createElement("p"), { className: "lesson-export__student" });
   box.append(label, input, hint);
   return box;
@@ -107,7 +143,7 @@ export function mountExport(root = document) {
     row.append(button, " ", Object.assign(document.createElement("span"), {
       textContent: "Baixa um arquivo .json com seu código e suas respostas, para entregar ao instrutor.",
     }));
-    host.replaceChildren(nameField(), row);
+    host.replaceChildren(identityField("name"), identityField("contact"), row);
     host.dataset.mounted = "true";
   }
 }

@@ -14,11 +14,10 @@ from pathlib import Path
 
 import re
 
-from . import summary as class_summary
-from .metadata import header_lines
-from .report import REVEALED, revealed
+from ..report import REVEALED, revealed
+from . import prose
 
-ASSETS = Path(__file__).resolve().parents[2] / "docs" / "assets"
+ASSETS = Path(__file__).resolve().parents[3] / "docs" / "assets"
 TIMELINE_JS = ASSETS / "javascripts" / "lesson" / "timeline.js"
 LESSON_CSS = ASSETS / "stylesheets" / "lesson.css"
 TIMELINE_CSS_START = "/* --- crash timeline"
@@ -58,6 +57,11 @@ th button .seta { display: inline-block; min-width: 1em; margin-left: .2em; }
 td[data-state="ok"] { color: var(--ok); font-weight: 700; }
 td[data-state="falhou"], td[data-state="erro"] { color: var(--failed); font-weight: 700; }
 .nome { min-width: 12rem; }
+/* The name column stays in view while the table scrolls sideways. */
+table.submissions th.fixo, table.submissions td.nome { position: sticky; left: 0; background: var(--bg); z-index: 1;
+  box-shadow: 1px 0 0 var(--line); }
+th.grupo button.dobra { font-weight: 700; }
+td.pontos-ex { font-weight: 700; white-space: nowrap; }
 .nome small { display: block; white-space: nowrap; }
 details.submission { border: 1px solid var(--line); border-radius: .3rem; padding: .4rem .8rem; margin: .6rem 0; }
 details.submission > summary { cursor: pointer; font-weight: 700; }
@@ -82,6 +86,10 @@ code { background: var(--soft); padding: 0 .2em; border-radius: .2em; }
   table.submissions td { border: 0; padding: .1rem 0; }
   .nome small { white-space: normal; overflow-wrap: anywhere; }
   table.submissions td[data-label]::before { content: attr(data-label) ": "; font-weight: 400; color: var(--fg); }
+  /* A phone card: name, status, points, each exercise's points and only the failed criteria. */
+  table.submissions td.nome { position: static; box-shadow: none; }
+  table.submissions td.criterio:not([data-state="falhou"]) { display: none; }
+  table.submissions td[hidden] { display: none !important; }
 }
 """
 
@@ -116,7 +124,10 @@ const rows = [...document.querySelectorAll("tbody tr[data-file]")];
 const search = document.getElementById("filtro");
 const status = document.getElementById("situacao");
 const count = document.getElementById("contagem");
-const fold = (text) => (text || "").normalize("NFD").replace(/\\p{M}/gu, "").toLocaleLowerCase("pt-BR");
+// Accents away, and the letters NFD does not split (ø, ł, æ, ß…) as one types them: "oberg" finds "Øberg".
+const LETTERS = { "ø": "o", "ł": "l", "đ": "d", "æ": "ae", "œ": "oe", "ß": "ss", "þ": "th", "ı": "i" };
+const fold = (text) => (text || "").normalize("NFD").replace(/\\p{M}/gu, "").toLocaleLowerCase("pt-BR")
+  .replace(/[øłđæœßþı]/g, (ch) => LETTERS[ch]);
 function applyFilter() {
   const text = fold(search.value.trim());
   let shown = 0;
@@ -152,6 +163,18 @@ for (const button of document.querySelectorAll("th button[data-key]")) {
     for (const row of rows) body.append(row);
   });
 }
+// One column group per exercise can be folded away (its points column stays).
+for (const button of document.querySelectorAll("th.grupo button.dobra")) {
+  button.addEventListener("click", () => {
+    const open = button.getAttribute("aria-expanded") === "true";
+    button.setAttribute("aria-expanded", String(!open));
+    for (const cell of document.querySelectorAll(`td[data-ex="${button.dataset.ex}"], th[scope="col"][data-ex="${button.dataset.ex}"]`)) {
+      cell.hidden = open;
+    }
+    const th = button.closest("th");
+    th.colSpan = open ? 1 : Number(th.dataset.span);
+  });
+}
 applyFilter();
 """
 
@@ -184,23 +207,6 @@ def _md(text, timeline: str | None = None) -> str:
     return "".join(out)
 
 
-def _state(result: dict | None, cid: str) -> str:
-    if result is None:
-        return ""
-    if "error" in result:
-        return "erro"
-    criterion = next((c for c in result["criteria"] if c["id"] == cid), None)
-    return "" if criterion is None else ("ok" if criterion["passed"] else "falhou")
-
-
-def _revealed(result: dict | None) -> set[str]:
-    return {c["id"] for c in (result or {}).get("criteria", []) if revealed(c)}
-
-
-def _stem(shown: str) -> str:
-    return shown.replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
-
-
 def _sort_button(key: str, label: str, tip: str = "", numeric: bool = False) -> str:
     title = f' title="{_e(tip)}"' if tip else ""
     flag = " data-numeric" if numeric else ""
@@ -219,8 +225,10 @@ def _site_timeline() -> tuple[str, str]:
     return script, css[start:end] if 0 <= start < end else ""
 
 
-STATUS = {"aprovado": "aprovada", "reprovado": "reprovada", "erro": "erro", "não avaliado": "nao-avaliada"}
-STATUS_TEXT = {"aprovada": "aprovada", "reprovada": "reprovada", "erro": "erro", "nao-avaliada": "não avaliada"}
+STATUS = {"aprovado": "aprovada", "reprovado": "reprovada", "erro": "erro", "não avaliado": "nao-avaliada",
+          "incompleto": "incompleta", "não entregou": "nao-entregue"}
+STATUS_TEXT = {"aprovada": "aprovada", "reprovada": "reprovada", "erro": "erro", "nao-avaliada": "não avaliada",
+               "incompleta": "incompleta", "nao-entregue": "não entregou"}
 KIND_TEXT = {"py": "código (.py)", "export": "respostas (.json)"}
 
 
@@ -248,10 +256,11 @@ def _copies(copies: list[dict]) -> str:
     items = []
     for c in copies:
         names = ", ".join(f"{_e(m['student'])} ({_e(m['file'])})" if m.get("student") else _e(m["file"]) for m in c["members"])
-        items.append(f'<li data-kind="{_e(c["kind"])}"><strong>{_e(c["exercise"])}, {_e(c["kind"])}</strong> '
-                     f'({round(100 * c["score"])}%): {names}</li>')
+        items.append(f'<li data-kind="{_e(c["kind"])}"><strong>{_e(c["exercise"])}, {_e(prose.copy_kind(c))}</strong> '
+                     f'({round(100 * c["score"])}%): {names}{_e(prose.identical_note(c))}</li>')
     return ("<p>Grupos de arquivos com código idêntico ou quase idêntico (nomes, comentários e formatação não contam; "
-            "o código inicial do exercício também não). Confira lendo o código.</p>"
+            "o código inicial do exercício também não), e os que reproduzem a solução de referência publicada no "
+            "site. Confira lendo o código.</p>"
             f'<ul id="copias">{"".join(items)}</ul>')
 
 
@@ -268,10 +277,10 @@ def _writings(result: dict) -> str:
     return "<h4>Respostas escritas (não entram na nota)</h4>" + "".join(items)
 
 
-def _exercise_body(result: dict | None, ex: str, key: str, timelines: dict) -> str:
-    if result is None:
-        return "<p>Este arquivo não traz este exercício.</p>"
-    names = class_summary.titles(ex)
+def _exercise_body(result: dict, ex: str, key: str, timelines: dict) -> str:
+    if result["state"] == "não entregue":
+        return "<p>Não entregue.</p>"
+    names = {c["id"]: c["title"] for c in result["criteria"]}
     body = []
     if "error" in result:
         label = "Não avaliado — " if result.get("limit") is True else "Erro — "
@@ -279,7 +288,7 @@ def _exercise_body(result: dict | None, ex: str, key: str, timelines: dict) -> s
     timeline = result.get("timeline")
     has_timeline = isinstance(timeline, dict) and isinstance(timeline.get("points"), list) and bool(timeline["points"])
     initial = None
-    failing = [c for c in result["criteria"] if not c["passed"]]
+    failing = [c for c in result["criteria"] if c["state"] == "falhou"]
     for c in failing:
         mark = f" ({REVEALED})" if revealed(c) else ""
         body.append(f'<p><strong title="id: {_e(c["id"])}">{_md(names.get(c["id"], c["id"]))}</strong>{_e(mark)}: '
@@ -287,6 +296,9 @@ def _exercise_body(result: dict | None, ex: str, key: str, timelines: dict) -> s
         found = _CRASH.search(c["message"] or "")
         if found and initial is None:
             initial = int(found.group(1))
+    only_export = [c["title"] for c in result["criteria"] if c["state"] == "só no arquivo exportado"]
+    if only_export:
+        body.append(f'<p>Só no arquivo exportado (contam como não cumpridos): {_md(", ".join(only_export))}</p>')
     if "error" not in result and not failing:
         body.append("<p>Passou em todos os critérios corrigidos.</p>")
     if has_timeline:
@@ -306,88 +318,110 @@ def _exercise_body(result: dict | None, ex: str, key: str, timelines: dict) -> s
     return "".join(body)
 
 
-def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summary: dict | None = None,
-                copies: list[dict] | None = None) -> str:
-    """`rows`: graded rows (graders.cli.summary), in the batch's order. For a quick look, a list of
-    normalised results and one exercise id are accepted too."""
-    if isinstance(exercise_ids, str):  # (results, exercise): one row per result
-        ex = exercise_ids
-        rows = [{"file": r["file"], "shown": r.get("shown") or r["file"], "student": r.get("student"),
-                 "kind": r.get("kind"), "results": {ex: r}} for r in rows]
-        exercise_ids = [ex]
-    from .metadata import describe
+def _ignored(ignored: list[dict]) -> str:
+    if not ignored:
+        return "<p>Nenhum arquivo ignorado.</p>"
+    items = "".join(f"<li><code class=\"caminho\">{_e(i['path'])}</code>: {_e(i['reason'])}</li>" for i in ignored)
+    return f'<ul id="ignorados">{items}</ul>'
 
-    meta = meta or describe(True, False, exercise_ids)
-    summary = summary or class_summary.summarise(rows, exercise_ids)
+
+def _cell_text(c: dict) -> tuple[str, str]:
+    """(data-state, text) of a criterion's cell: "—" when it was not graded (with the reason as a title)."""
+    if c["state"] in ("ok", "falhou"):
+        return c["state"], c["state"] + (f" ({REVEALED})" if revealed(c) else "")
+    return "", "—"
+
+
+def render(report: dict) -> str:
+    meta, summary, copies = report["report"], report["summary"], report["possible_copies"]
+    students = report["students"]
+    exercise_ids = meta["assignment"]
     several = len(exercise_ids) > 1
-    groups = [(ex, [cid for cid in class_summary.titles(ex)
-                    if any(_state(row["results"].get(ex), cid) not in ("", "erro") for row in rows)]
-               or list(class_summary.titles(ex))) for ex in exercise_ids]
+    columns = {ex: meta["columns"][ex]["criteria"] for ex in exercise_ids}
     passed_all = summary["approved"]
     head_top, head_cells = [], []
     k = 0
     keys = {}
-    for ex, ids in groups:
-        names = class_summary.titles(ex)
-        head_top.append(f'<th scope="colgroup" class="grupo" colspan="{len(ids)}">{_e(ex)}</th>')
-        for cid in ids:
+    for ex, names in columns.items():
+        span = len(names) + 1
+        head_top.append(f'<th scope="colgroup" class="grupo" colspan="{span}" data-span="{span}">'
+                        f'<button type="button" class="dobra" data-ex="{_e(ex)}" aria-expanded="true">{_e(ex)}</button></th>')
+        head_cells.append(f'<th scope="col">{_sort_button(f"p-{ex}", "pontos", f"pontos em {ex}", numeric=True)}</th>')
+        for cid, name in names.items():
             keys[(ex, cid)] = f"c{k}"
-            head_cells.append(f'<th scope="col">{_sort_button(f"c{k}", _md(names.get(cid, cid)), f"id: {cid}")}</th>')
+            head_cells.append(f'<th scope="col" data-ex="{_e(ex)}">{_sort_button(f"c{k}", _md(name), f"id: {cid}")}</th>')
             k += 1
-    fixed = (f'<th scope="col" data-narrow>{_sort_button("nome", "aluno / arquivo")}</th>'
+    fixed = (f'<th scope="col" class="fixo" data-narrow>{_sort_button("nome", "aluno / arquivo")}</th>'
              f'<th scope="col" data-narrow>{_sort_button("situacao", "situação")}</th>'
-             f'<th scope="col" data-narrow>{_sort_button("pontos", "pontos", numeric=True)}</th>')
-    if several:
-        thead = (f'<tr class="grupos"><td colspan="3"></td>{"".join(head_top)}</tr>'
-                 f'<tr>{fixed}{"".join(head_cells)}</tr>')
-    else:
-        thead = f'<tr>{fixed}{"".join(head_cells)}</tr>'
+             f'<th scope="col" data-narrow>{_sort_button("pontos", "nota", numeric=True)}</th>')
+    thead = (f'<tr class="grupos"><td colspan="3"></td>{"".join(head_top)}</tr>'
+             f'<tr>{fixed}{"".join(head_cells)}</tr>')
     table_rows, details, timelines = [], [], {}
-    for n, row in enumerate(rows):
-        state = STATUS[class_summary.status(row)]
+    nota_max = meta["nota_max"]
+    for n, row in enumerate(students):
+        state = STATUS[row["status"]]
         anchor = f"submissao-{n + 1}"
-        total = class_summary.total_score(row)
-        points = f"{total['met']} de {total['graded']}" if total else "—"
-        student = row.get("student") or ""
-        name_text = f"{student} {row['shown']}"
-        data = [f'data-file="{_e(row["file"])}"', f'data-nome="{_e(name_text)}"', f'data-status="{state}"',
-                f'data-situacao="{state}"', f'data-pontos="{total["fraction"] if total else -1}"',
-                f'data-details="{anchor}"']
+        total = row["score"]
+        grade = "sem nota" if total["grade"] is None else prose.decimal(total["grade"])
+        points = f"{grade} ({total['met']} de {total['total']})"
+        student = row["student"] or ""
+        shown = ", ".join(f["shown"] for f in row["files"])
+        name_text = f"{student} {shown}"
+        data = [f'data-file="{_e(row["file"] or "")}"', f'data-nome="{_e(name_text)}"', f'data-status="{state}"',
+                f'data-situacao="{state}"', f'data-pontos="{-1 if total["fraction"] is None else total["fraction"]}"', f'data-details="{anchor}"']
         cells = []
-        for ex, ids in groups:
-            result = row["results"].get(ex)
-            shown_revealed = _revealed(result)
-            for cid in ids:
-                st = _state(result, cid)
-                text = f"{st} ({REVEALED})" if cid in shown_revealed else st
-                label = (f"{ex} — " if several else "") + class_summary.title(ex, cid).replace("`", "")
-                cells.append(f'<td data-state="{st}" data-label="{_e(label)}"'
-                             f'{" data-revealed" if text != st else ""}>{_e(text or "—")}</td>')
-                data.append(f'data-{keys[(ex, cid)]}="{_e(st)}"')
-        named = student and student != _stem(row["shown"])  # a .py's name already says who
-        who = f"<strong>{_e(student)}</strong><small>{_e(row['shown'])}</small>" if named else _e(row["shown"])
+        for ex, names in columns.items():
+            result = row["exercises"][ex]
+            s = result["score"]
+            fraction = s["met"] / s["total"] if s["total"] else 0
+            data.append(f'data-p-{_e(ex)}="{round(fraction, 4)}"')
+            shown_points = f"{s['met']} de {s['total']}" if result["state"] == "avaliado" else result["state"]
+            cells.append(f'<td class="pontos-ex" data-label="{_e(ex)}">{_e(shown_points)}</td>')
+            for c in result["criteria"]:
+                if c["id"] not in names:
+                    continue
+                st, text = _cell_text(c)
+                label = (f"{ex} — " if several else "") + c["title"].replace("`", "")
+                tip = f' title="{_e(c["state"])}"' if not st else ""
+                cells.append(f'<td class="criterio" data-ex="{_e(ex)}" data-state="{st}" data-label="{_e(label)}"{tip}'
+                             f'{" data-revealed" if revealed(c) else ""}>{_e(text)}</td>')
+                data.append(f'data-{keys[(ex, c["id"])]}="{_e(st)}"')
+        stem = (row["files"][0]["shown"].replace("\\", "/").rsplit("/", 1)[-1].rsplit(".", 1)[0] if row["files"] else "")
+        named = student and (student != stem or len(row["files"]) > 1)
+        label = _e(shown) if shown else "(não entregou)"
+        who = f"<strong>{_e(student)}</strong><small>{label}</small>" if named or not shown else label
         table_rows.append(
             f'<tr {" ".join(data)}><td class="nome"><a href="#{anchor}">{who}</a></td>'
             f'<td data-state="{"ok" if state == "aprovada" else "falhou"}" data-label="situação">{_e(STATUS_TEXT[state])}</td>'
-            f'<td data-label="pontos">{_e(points)}</td>{"".join(cells)}</tr>'
+            f'<td data-label="nota (0 a {prose.decimal(nota_max)})">{_e(points)}</td>{"".join(cells)}</tr>'
         )
-        body = [f'<p>Arquivo: <code class="caminho">{_e(row["shown"])}</code>'
-                + (f" · {_e(KIND_TEXT[row['kind']])}" if row.get("kind") in KIND_TEXT else "") + "</p>"]
+        facts = [f'Arquivo{"s" if len(row["files"]) > 1 else ""}: ' + (", ".join(f'<code class="caminho">{_e(f["shown"])}</code>'
+                                                                           for f in row["files"]) or "nenhum")]
+        if row["kind"] in prose.KIND_TEXT and row["kind"]:
+            facts.append(_e(prose.KIND_TEXT[row["kind"]]))
+        if row["email"] or row["id_number"]:
+            facts.append(_e(" · ".join(x for x in (row["email"], row["id_number"]) if x)))
+        if row["roster"] and row["roster"] != "na turma":
+            facts.append(f"<strong>{_e(row['roster'])}</strong>")
+        if row["identity_note"]:
+            facts.append(f"<strong>{_e(row['identity_note'])}</strong>")
+        body = ["<p>" + " · ".join(facts) + "</p>"]
         if "error" in row:
             body.append(f'<p class="message">Erro — {_md(row["error"])}</p>')
         for ex in exercise_ids:
-            if ex not in row["results"] and (several or "error" in row):
+            result = row["exercises"][ex]
+            if result["state"] == "não entregue" and not several and "error" in row:
                 continue
             key = str(n + 1) if not several else f"{n + 1}-{ex}"
             if several:
                 body.append(f"<h3>{_e(ex)}</h3>")
-            body.append(_exercise_body(row["results"].get(ex), ex, key, timelines))
-        title_html = (f"{_e(student)} — " if named else "") + f'<span class="caminho">{_e(row["shown"])}</span>'
+            body.append(_exercise_body(result, ex, key, timelines))
+        title_html = (f"{_e(student)} — " if named or not shown else "") + f'<span class="caminho">{label}</span>'
         details.append(f'<details class="submission" id="{anchor}"><summary>{title_html} — {_e(STATUS_TEXT[state])}'
                        f' ({_e(points)})</summary>{"".join(body)}</details>')
     timeline_js, timeline_css = _site_timeline()
     title = "Relatório da turma — " + (", ".join(exercise_ids) if exercise_ids else "nenhum exercício")
-    facts = header_lines(meta)
+    facts = prose.header_lines(meta)
     alert = ""
     if meta.get("interrupted"):
         alert = f'<p class="alerta" id="interrompido" role="alert">{_e(facts.pop())}</p>'
@@ -399,7 +433,8 @@ def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summar
     if by_kind["export"]["total"]:
         kinds.append(f'<li data-kind="export">respostas exportadas (.json, todos os critérios): '
                      f'<strong>{by_kind["export"]["passed"]}</strong> de {by_kind["export"]["total"]} passaram em todos</li>')
-    total_rows = len(rows)
+    total_rows = len(students)
+    summary_text = _e(prose.summary_lines(summary)[0])
     return f"""<!doctype html>
 <html lang="pt-BR">
 <head>
@@ -415,24 +450,24 @@ def render_html(rows: list[dict], exercise_ids, meta: dict | None = None, summar
 {alert}
 <ul class="meta" id="metadados" data-generated="{_e(meta["generated_at"])}" data-isolation="{_e(meta["isolation"])}" data-version="{_e(meta["grader_version"])}">{"".join(f"<li>{_e(line)}</li>" for line in facts)}</ul>
 <h2>Resumo da turma</h2>
-<p id="resumo" data-total="{total_rows}" data-passed-all="{passed_all}" data-errors="{summary["errors"]}" data-not-graded="{summary["not_graded"]}">
-<strong>{total_rows}</strong> {"arquivo" if total_rows == 1 else "arquivos"}: <strong>{passed_all}</strong> {"aprovado" if passed_all == 1 else "aprovados"},
-<strong>{summary["failed"]}</strong> {"reprovado" if summary["failed"] == 1 else "reprovados"}, <strong>{summary["errors"]}</strong> com erro de entrada{f', <strong>{summary["not_graded"]}</strong> não avaliados (limite do corretor)' if summary["not_graded"] else ""}.</p>
+<p id="resumo" data-total="{total_rows}" data-passed-all="{passed_all}" data-errors="{summary["errors"]}" data-not-graded="{summary["not_graded"]}" data-not-submitted="{summary["not_submitted"]}">{summary_text}.</p>
 <ul>{"".join(kinds)}</ul>
 <h2>Critério por critério</h2>
 {_bars(summary, several)}
 <h2>Possíveis cópias</h2>
 {_copies(copies or [])}
-<h2>Submissões</h2>
+<h2>Arquivos ignorados</h2>
+{_ignored(report["ignored"])}
+<h2>Alunos</h2>
 <div class="controls">
 <label>Filtrar por nome: <input type="search" id="filtro"></label>
 <label>Situação: <select id="situacao"><option value="todas">todas</option><option value="aprovada">aprovadas</option>
-<option value="reprovada">reprovadas</option><option value="erro">com erro</option><option value="nao-avaliada">não avaliadas</option></select></label>
+<option value="reprovada">reprovadas</option><option value="incompleta">incompletas</option><option value="erro">com erro</option><option value="nao-avaliada">não avaliadas</option><option value="nao-entregue">não entregaram</option></select></label>
 <span id="contagem" role="status" aria-live="polite"></span>
 </div>
 <div class="table-wrap"><table class="submissions"><thead>{thead}</thead>
 <tbody>{"".join(table_rows)}</tbody></table></div>
-<h2>Submissão por submissão</h2>
+<h2>Aluno por aluno</h2>
 {"".join(details) or "<p>Nenhuma submissão.</p>"}
 </main>
 <script type="application/json" id="dados-linhas">{_script_json(timelines)}</script>

@@ -1,0 +1,142 @@
+"""Who each graded file belongs to: the export's own fields, then a roster match, then the student's
+folder under the class folder, then the file name; files of one person share one identity key.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+
+from .. import exercises
+from .roster import Person, fold
+
+FROM_EXPORT, FROM_ROSTER, FROM_FOLDER, FROM_FILE = "arquivo exportado", "turma", "pasta", "nome do arquivo"
+NO_MATCH = "sem correspondência na turma"
+# Moodle's "Baixar todas as entregas": one folder per student, `Ana Souza_12345_assignsubmission_file_`.
+_MOODLE_FOLDER = re.compile(r"^(.+?)_\d+_assignsubmission_\w+?_?$")
+# Words in file and folder names that say what the file is, not whose it is.
+_NOT_NAMES = frozenset({"nivel", "nivel1", "nivel2", "quiz", "sobrescrita", "respostas", "resposta", "licao",
+                        "entrega", "exercicio", "checkpoint", "checkpoints", "solucao", "py", "json", "zip", "final",
+                        "da", "de", "do", "das", "dos", "e"})
+_EXERCISE_IN_NAME = re.compile(r"nivel[^0-9a-z]*\d+|quiz[^0-9a-z]*sobrescrita|licao[^0-9a-z]*\d+")
+_EXERCISE_WORDS = frozenset(ex.replace("-", "") for ex in exercises.EXERCISE_IDS)
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+
+
+@dataclass(frozen=True)
+class Identity:
+    key: tuple               # files with the same key are one student
+    name: str | None
+    source: str | None       # which of FROM_* named the student
+    email: str | None = None
+    id_number: str | None = None
+    roster_note: str | None = None  # NO_MATCH or "ambíguo na turma: …" (None: matched, or no roster)
+    person: int | None = None       # index in the roster
+
+
+def tokens(text: str | None) -> tuple[str, ...]:
+    """A name's words, folded (accents, case), without the words that name exercises or files."""
+    # The exercise a name carries goes first (`nivel-2`, `nivel_2`, `quiz-sobrescrita`), so that any
+    # other number stays: `aluno_1` and `aluno_2` are two students.
+    text = _EXERCISE_IN_NAME.sub(" ", fold(text or ""))
+    words = re.split(r"[^0-9a-z]+", text)
+    return tuple(w for w in words if w and w not in _NOT_NAMES and w not in _EXERCISE_WORDS)
+
+
+def _stem(shown: str) -> str:
+    return os.path.splitext(shown.replace("\\", "/").rsplit("/", 1)[-1])[0]
+
+
+def student_folders(files: list[tuple[str, set]]) -> dict[str, str]:
+    """{top folder: student name} for the folders under the class folder that are one student's.
+
+    `files`: (shown path, exercises it answers). A top folder is a student's when it is not an
+    exercise's folder and no two of its files answer the same exercise (a folder of many students'
+    exports is not one student); Moodle's download folders always are, named before the `_<id>_`."""
+    seen: dict[str, list[set]] = {}
+    for shown, answered in files:
+        parts = shown.replace("\\", "/").split("/")
+        if len(parts) > 1:
+            seen.setdefault(parts[0], []).append(answered)
+    found = {}
+    for folder, answers in seen.items():
+        moodle = _MOODLE_FOLDER.match(folder)
+        if moodle:
+            found[folder] = moodle.group(1).strip()
+            continue
+        if folder.lower() in exercises.EXERCISE_IDS or not tokens(folder):
+            continue
+        union: set = set()
+        if all(not (a & union) and not union.update(a) for a in answers):
+            found[folder] = folder[:-4] if folder.lower().endswith(".zip") else folder  # a student's .zip (--zip)
+    return found
+
+
+class RosterIndex:
+    """The roster, indexed once: by e-mail, by matrícula, and each person's name as a set of words."""
+
+    def __init__(self, people: list[Person]):
+        self.people = people
+        self.by_email = {fold(p.email): i for i, p in enumerate(people) if p.email}
+        self.by_id = {fold(p.id_number): i for i, p in enumerate(people) if p.id_number}
+        self.words = [frozenset(tokens(p.name)) for p in people]
+        self.by_word: dict[str, set] = {}
+        for i, words in enumerate(self.words):
+            for w in words:
+                self.by_word.setdefault(w, set()).add(i)
+
+    def match(self, name_sources: list[str | None]) -> tuple[int | None, str | None]:
+        """(roster index, None) for a single match; (None, note) for none or an ambiguous one."""
+        for text in name_sources:
+            if not text:
+                continue
+            key = fold(text.strip())
+            if _EMAIL.match(key) and key in self.by_email:
+                return self.by_email[key], None
+            if key in self.by_id:
+                return self.by_id[key], None
+        for text in name_sources:
+            wanted = set(tokens(text))
+            if not wanted:
+                continue
+            # Candidates hold every word asked for; only they need comparing.
+            candidates = set.intersection(*(self.by_word.get(w, set()) for w in wanted))
+            exact = sorted(i for i in candidates if self.words[i] == wanted)
+            partial = exact or (sorted(candidates) if len(wanted) >= 2 else [])
+            if len(partial) == 1:
+                return partial[0], None
+            if len(partial) > 1:
+                return None, "ambíguo na turma: " + ", ".join(self.people[i].name for i in partial)
+        return None, NO_MATCH
+
+
+def identify(shown: str, export_name: str | None, folders: dict[str, str], roster: RosterIndex | None,
+             email: str | None = None, id_number: str | None = None) -> Identity:
+    """The identity of one file (see the module's docstring for the order); `email` and `id_number`:
+    what the export says (version 3)."""
+    top = shown.replace("\\", "/").split("/")[0]
+    folder = folders.get(top) if "/" in shown.replace("\\", "/") else None
+    stem = _stem(shown)
+    if roster:
+        index, note = roster.match([email, id_number, export_name, folder, stem])
+        if index is not None:
+            p = roster.people[index]
+            said = [email, id_number, export_name]
+            source = FROM_EXPORT if any(said) and roster.match(said)[0] == index else FROM_ROSTER
+            return Identity(("turma", index), p.name, source, p.email, p.id_number, None, index)
+    else:
+        note = None
+    if email or id_number:  # the export's own identity: the same e-mail or matrícula is one student
+        key = ("email", fold(email)) if email else ("matricula", fold(id_number))
+        return Identity(key, export_name or email or id_number, FROM_EXPORT, email, id_number, note)
+    if export_name:
+        email = export_name if _EMAIL.match(export_name.strip()) else None
+        return Identity(("nome", tokens(export_name) or (fold(export_name),)), export_name, FROM_EXPORT,
+                        email=email, roster_note=note)
+    if folder:
+        return Identity(("nome", tokens(folder)), folder, FROM_FOLDER, roster_note=note)
+    # A file name alone names a student only for a .py (`caio.py`); an export without a name is its file.
+    if tokens(stem) and not shown.lower().endswith(".json"):
+        return Identity(("nome", tokens(stem)), stem, FROM_FILE, roster_note=note)
+    return Identity(("arquivo", shown), None, None, roster_note=note)
