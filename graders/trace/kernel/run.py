@@ -14,6 +14,7 @@ import time
 
 from ..ops import Trace
 from .channel import OUTPUT_KEEP
+from . import landlock
 from .errors import Stop
 from .linux import PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, libc
 from .seccomp import (NOTIF, NOTIF_RECV, NR_SECCOMP, SECCOMP_FILTER_FLAG_NEW_LISTENER,
@@ -34,7 +35,7 @@ def prepare_supervisor():
     filter_program(False)
 
 
-def _child(python, env, work, limits, out_w, chan, reduced):
+def _child(python, env, work, limits, out_w, chan, reduced, landlock_fd=None):
     """In the forked child: confine, install the filter, hand the listener over, exec the runner."""
     try:
         import resource
@@ -57,6 +58,10 @@ def _child(python, env, work, limits, out_w, chan, reduced):
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
         os.dup2(chan, 3)
+        if landlock_fd is not None:
+            # Reduced mode's fence for reads, TCP and signals (Landlock needs no_new_privs first).
+            if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or not landlock.restrict_self(landlock_fd):
+                os._exit(122)
         os.closerange(4, 1 << 16)
         if os.getuid() == 0:
             # Root without a sandbox (reduced mode): no capabilities, not even after exec.
@@ -95,12 +100,13 @@ def _high_fd(fd: int) -> int:
 def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, home: str | None = None,
                env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
                reduced: bool = False, kill_all: bool = False, caps: dict | None = None,
-               control: int | None = None) -> Trace:
+               control: int | None = None, landlock_fd: int | None = None) -> Trace:
     """One run of `job` under the tap. `work`, `tmp` (and `home`) are the roots; reduced=True refuses
     every mutation outside them (no sandbox around us); kill_all=True when we are alone in a PID
     namespace with the run (bwrap): at the end everything but us and init is killed. `control`: the
     socket of whoever asked for the run; it is silent until the answer, so any sign on it means the
-    asker is gone, and the run is killed at once rather than left to its time limit."""
+    asker is gone, and the run is killed at once rather than left to its time limit. `landlock_fd`:
+    a ruleset (landlock.ruleset) the child restricts itself with before exec."""
     roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else [])
     sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
     root_list = sup.roots_out()
@@ -115,7 +121,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     deadline = time.monotonic() + timeout
     pid = os.fork()
     if pid == 0:
-        _child(python, env, work, limits, out_w, theirs_fd, reduced)
+        _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd)
     sup.child_pgid = pid
     os.close(out_w)
     os.close(theirs_fd)
