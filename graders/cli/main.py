@@ -24,7 +24,8 @@ from .summary import status, summarise
 from ..grading import grade
 from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem
 from ..judge.verdict import failed_all
-from .sandbox import Sandbox, bwrap_problem, sweep_abandoned
+from .reduced import fences_text
+from .sandbox import Sandbox, bwrap_problem, planned_fences, sweep_abandoned
 
 EXIT_OK, EXIT_FAILED, EXIT_NOTHING_GRADED, EXIT_SOME_UNGRADED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_INPUT = EXIT_NOTHING_GRADED  # usage errors too
@@ -206,8 +207,8 @@ def _isolation(choice: str) -> bool | None:
                          "ou use --isolamento reduzido.\n")
         return None
     if problem:
-        sys.stderr.write(f"aviso: isolamento reduzido — {problem}. O código dos alunos roda em processos "
-                         "comuns, contidos só por um vigia do Python (veja o README).\n")
+        sys.stderr.write(f"aviso: isolamento reduzido — {problem}. O código dos alunos roda sem o bubblewrap, "
+                         f"com estas cercas: {fences_text(planned_fences(False))} (veja o README).\n")
         return False
     return True
 
@@ -301,7 +302,8 @@ def main(argv=None) -> int:
         exercise_ids = list(exercises.EXERCISE_IDS) if args.exercise == options.ALL_EXERCISES else [args.exercise]
         exercise_ids = [ex for ex in exercise_ids if args.exercise != options.ALL_EXERCISES
                         or any(ex in row["results"] for row in rows)]
-        meta = metadata.describe(isolated, interrupted, exercise_ids, pending=pending_files)
+        meta = metadata.describe(isolated, interrupted, exercise_ids, pending=pending_files,
+                                 fences=planned_fences(isolated))
         summary = summarise(rows, exercise_ids)
         copies = possible_copies(codes, who)
         sys.stdout.write(document.render(args.format, rows, exercise_ids, args.exercise, meta, summary, copies))

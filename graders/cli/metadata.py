@@ -10,12 +10,13 @@ import hashlib
 import re
 from pathlib import Path
 
+from .reduced import fences_text
 from .report import plural
 
 ROOT = Path(__file__).resolve().parents[2]
 ISOLATION_TEXT = {
     "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
-    "reduzido": "reduzido (sem bubblewrap: só o vigia do Python; veja o README)",
+    "reduzido": "reduzido (sem bubblewrap; veja o README)",
 }
 
 
@@ -42,14 +43,16 @@ def grader_version() -> str:
 
 
 def describe(isolated: bool, interrupted: bool, exercises: list[str], when: datetime.datetime | None = None,
-             pending: list[str] | None = None) -> dict:
-    """The report's own facts (the "report" object of the JSON; a header in the other formats)."""
+             pending: list[str] | None = None, fences: dict | None = None) -> dict:
+    """The report's own facts (the "report" object of the JSON; a header in the other formats).
+    `fences`: Sandbox.fences(), which fences held around the submissions."""
     when = when or datetime.datetime.now(datetime.timezone.utc).astimezone()
     mode = "estrito" if isolated else "reduzido"
     return {
         "generated_at": when.isoformat(timespec="seconds"),
         "isolation": mode,
-        "isolation_text": ISOLATION_TEXT[mode],
+        "isolation_text": ISOLATION_TEXT[mode] + (f" — {fences_text(fences)}" if fences and not isolated else ""),
+        "fences": fences,
         "grader_version": grader_version(),
         "exercises": list(exercises),
         "interrupted": interrupted,

@@ -133,3 +133,25 @@ def landlock_rules(python: str, prefix: str, site: list[str], writable: list[str
         read.append(version_etc)
     read.append("/proc")
     return {"read": read, "write": list(writable), "devices": dict(DEVICES)}
+
+
+def fences_text(fences: dict) -> str:
+    """The fences in plain Portuguese, for the `auto` warning and the report's header."""
+    if fences.get("bubblewrap"):
+        return "bubblewrap: sim (sistema à parte, sem rede); supervisor seccomp: sim"
+    abi = fences.get("landlock")
+    parts = ["bubblewrap: não"]
+    if abi:
+        scope = "; sinais e sockets abstratos contidos" if abi >= 6 else ""
+        net = ", sem TCP" if abi >= 4 else ", TCP aberto (ABI antiga)"
+        parts.append(f"Landlock: sim (ABI {abi}: lê só o sistema e o Python, escreve só nas pastas da correção{net}{scope})")
+    else:
+        parts.append("Landlock: não (o código dos alunos pode ler tudo o que o usuário da CLI lê)")
+    if fences.get("uid_drop"):
+        parts.append("outro usuário: sim (não é root)")
+    elif os.getuid() == 0:
+        parts.append("outro usuário: não (o código dos alunos roda como root, sem capacidades)")
+    else:
+        parts.append("outro usuário: não (roda como o usuário da CLI)")
+    parts.append("supervisor seccomp: " + ("sim" if fences.get("seccomp") else "não"))
+    return "; ".join(parts)

@@ -216,6 +216,9 @@ class Sandbox:
             self.held = {"bubblewrap": self.isolated, "landlock": reply.get("landlock"),
                          "uid_drop": not self.isolated and reply.get("uid", os.getuid()) != os.getuid(),
                          "seccomp": True}
+            if self.held != planned_fences(self.isolated):
+                # The report promises the planned fences: a sandbox with fewer grades nothing.
+                raise OSError(f"as cercas não se aplicaram ({self.held})")
         except BaseException:
             self.close()
             raise
