@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import functools
 import grp
-import json
 import os
 import pwd
 import shutil
-import subprocess
+import stat
 import sys
+import sysconfig
 
 from ..trace.kernel import landlock
 
@@ -53,45 +53,62 @@ def _free_uid() -> int | None:
     return None
 
 
-# Run by each candidate interpreter as the other user: can it start, import what the supervisor
-# imports, and where are its site-packages (hidden from the submission, as bubblewrap hides them)?
-_PROBE = ("import sys, json, site, ctypes, socket, select, resource, shutil, traceback\n"
-          "sys.path.insert(0, sys.argv[1])\n"
-          "try:\n import graders.trace.kernel; package = True\nexcept Exception:\n package = False\n"
-          "print(json.dumps({'version': list(sys.version_info[:2]), 'prefix': sys.base_prefix, "
-          "'site': site.getsitepackages(), 'package': package}))")
-
-
-def _probe(python: str, package_parent: str, uid: int | None) -> dict | None:
-    extra = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
+def _open_to_others(path: str) -> bool:
+    """Every folder on the way to `path` searchable, and `path` readable, by a user with no group
+    in common with their owners: what the other user needs (checked from the modes, no process)."""
+    path = os.path.realpath(path)
+    parts = path.split("/")
+    for i in range(2, len(parts)):
+        try:
+            if not os.stat("/".join(parts[:i]) or "/").st_mode & stat.S_IXOTH:
+                return False
+        except OSError:
+            return False
     try:
-        run = subprocess.run([python, "-I", "-S", "-B", "-c", _PROBE, package_parent], capture_output=True,
-                             timeout=30, stdin=subprocess.DEVNULL, cwd="/", env={"LANG": "C.UTF-8"}, **extra)
-        return json.loads(run.stdout) if run.returncode == 0 else None
-    except (OSError, ValueError, subprocess.SubprocessError):
-        return None
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return bool(mode & stat.S_IROTH) and (not stat.S_ISDIR(mode) or bool(mode & stat.S_IXOTH))
+
+
+def _layout(python: str) -> dict:
+    """Where an interpreter keeps its standard library and its site-packages (hidden from the
+    submission), without starting it: this one's from sysconfig, another of the same version's
+    from the usual Debian and upstream layouts."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    if python == _base_python():
+        prefix = os.path.realpath(sys.base_prefix)
+        site = {sysconfig.get_paths(vars={"base": prefix, "platbase": prefix}).get(key) for key in ("purelib", "platlib")}
+    else:
+        prefix = os.path.dirname(os.path.dirname(python))
+        site = {f"{prefix}/lib/{version}/site-packages", f"{prefix}/lib/{version}/dist-packages",
+                f"/usr/local/lib/{version}/dist-packages", f"/usr/lib/{version}/dist-packages"}
+    return {"prefix": prefix, "stdlib": f"{prefix}/lib/{version}", "site": sorted(p for p in site if p)}
+
+
+def _base_python() -> str:
+    return os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
 
 
 @functools.lru_cache(maxsize=1)
 def identity(python: str, package_parent: str) -> dict:
     """{"uid": int|None, "python": path, "prefix", "site": [...], "copy_package": bool, "problem": str}.
-    uid None: the submission keeps the CLI's user (not root, or no way to start Python as another)."""
-    here = _probe(python, package_parent, None) or {"prefix": sys.base_prefix, "site": [], "version": []}
-    plain = {"uid": None, "python": python, "prefix": here["prefix"], "site": here["site"],
-             "copy_package": False, "problem": ""}
+    uid None: the submission keeps the CLI's user (not root, or no Python another user can start:
+    an interpreter under /root, say, and none of the same version elsewhere)."""
+    plain = dict(_layout(python), uid=None, python=python, copy_package=False, problem="")
     if os.getuid() != 0:
         return plain
     uid = _free_uid()
     if uid is None:
         return dict(plain, problem=f"nenhum uid livre entre {FIRST_UID} e {LAST_UID}")
-    version = "%d.%d" % tuple(here["version"]) if here.get("version") else "3"
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     candidates = [python] + [c for c in (f"/usr/local/bin/python{version}", f"/usr/bin/python{version}",
-                                         shutil.which(f"python{version}")) if c]
-    for candidate in dict.fromkeys(os.path.realpath(c) for c in candidates if os.path.exists(c)):
-        found = _probe(candidate, package_parent, uid)
-        if found and found["version"] == here.get("version", found["version"]):
-            return {"uid": uid, "python": candidate, "prefix": found["prefix"], "site": found["site"],
-                    "copy_package": not found["package"], "problem": ""}
+                                         shutil.which(f"python{version}")) if c and os.path.exists(c)]
+    for candidate in dict.fromkeys(os.path.realpath(c) for c in candidates):
+        layout = _layout(candidate)
+        if _open_to_others(candidate) and _open_to_others(layout["stdlib"]):
+            package = os.path.join(package_parent, "graders", "trace", "kernel", "server.py")
+            return dict(layout, uid=uid, python=candidate, copy_package=not _open_to_others(package), problem="")
     return dict(plain, problem=f"o Python ({python}) não abre para outro usuário (uma pasta sem permissão no caminho)")
 
 
