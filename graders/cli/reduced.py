@@ -11,6 +11,7 @@ import shutil
 import stat
 import sys
 import sysconfig
+import threading
 
 from ..trace.kernel import landlock
 
@@ -29,7 +30,13 @@ def landlock_abi() -> int | None:
     return landlock.abi()
 
 
-def _free_uid() -> int | None:
+_CLAIMED: set[int] = set()
+_CLAIM_LOCK = threading.Lock()
+
+
+def claim_uid() -> int | None:
+    """A uid of its own for one sandbox (its process limit is then that sandbox's alone): the first
+    in the range with no account, no process and no other sandbox of this CLI. `release_uid` after."""
     busy = set()
     for name in os.listdir("/proc"):
         if name.isdigit():
@@ -37,20 +44,31 @@ def _free_uid() -> int | None:
                 busy.add(os.stat(f"/proc/{name}").st_uid)
             except OSError:
                 pass
-    for uid in range(FIRST_UID, LAST_UID + 1):
-        if uid in busy:
-            continue
-        try:
-            pwd.getpwuid(uid)
-            continue
-        except KeyError:
-            pass
-        try:
-            grp.getgrgid(uid)
-            continue
-        except KeyError:
+    with _CLAIM_LOCK:
+        for uid in range(FIRST_UID, LAST_UID + 1):
+            if uid in busy or uid in _CLAIMED or _has_account(uid):
+                continue
+            _CLAIMED.add(uid)
             return uid
     return None
+
+
+def release_uid(uid: int):
+    with _CLAIM_LOCK:
+        _CLAIMED.discard(uid)
+
+
+def _has_account(uid: int) -> bool:
+    try:
+        pwd.getpwuid(uid)
+        return True
+    except KeyError:
+        pass
+    try:
+        grp.getgrgid(uid)
+        return True
+    except KeyError:
+        return False
 
 
 def _open_to_others(path: str) -> bool:
@@ -93,14 +111,15 @@ def _base_python() -> str:
 @functools.lru_cache(maxsize=1)
 def identity(python: str, package_parent: str) -> dict:
     """{"uid": int|None, "python": path, "prefix", "site": [...], "copy_package": bool, "problem": str}.
-    uid None: the submission keeps the CLI's user (not root, or no Python another user can start:
+    uid: a free uid (claim_uid gives each sandbox its own); None: the submission keeps the CLI's user (not root, or no Python another user can start:
     an interpreter under /root, say, and none of the same version elsewhere)."""
     plain = dict(_layout(python), uid=None, python=python, copy_package=False, problem="")
-    if os.getuid() != 0:
+    if os.getuid() != 0 or not os.path.exists(python):
         return plain
-    uid = _free_uid()
+    uid = claim_uid()
     if uid is None:
         return dict(plain, problem=f"nenhum uid livre entre {FIRST_UID} e {LAST_UID}")
+    release_uid(uid)  # each sandbox claims its own (Sandbox._reduced); this one only says one exists
     version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     candidates = [python] + [c for c in (f"/usr/local/bin/python{version}", f"/usr/bin/python{version}",
                                          shutil.which(f"python{version}")) if c and os.path.exists(c)]

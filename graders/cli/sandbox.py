@@ -177,6 +177,7 @@ class Sandbox:
         self.lock: int | None = None
         self.held: dict | None = None
         self.outer_tmp: str | None = None  # reduced mode's temp folder, outside self.base
+        self.uid: int | None = None  # reduced mode started as root: this sandbox's own user
         # One run at a time: the server answers in order on one socket, so two callers sharing the
         # sandbox (graders.grading.default_run from threads) could each read the other's trace.
         self.turn = threading.Lock()
@@ -232,8 +233,9 @@ class Sandbox:
         tmp = self._separate_tmp()
         package_parent = os.path.dirname(PACKAGE_DIR)
         user = {}
-        if me["uid"] is not None:
-            uid = me["uid"]
+        uid = reduced.claim_uid() if me["uid"] is not None else None
+        if uid is not None:
+            self.uid = uid
             # The folder itself stays the CLI's (its lock file too); only the run's folders are theirs.
             os.chmod(self.base, 0o711)
             for path in (home, work, tmp):
@@ -244,7 +246,7 @@ class Sandbox:
                                 ignore=shutil.ignore_patterns("__pycache__"))
                 os.chmod(package_parent, 0o755)
             user = {"user": uid, "group": uid, "extra_groups": []}
-            limits["RLIMIT_NPROC"] = 256  # a user of its own: its processes are this run's
+            limits["RLIMIT_NPROC"] = 256  # a user of its own: its processes are this sandbox's
         elif os.getuid() != 0:
             limits["RLIMIT_NPROC"] = _count_processes() + 128
         command = [me["python"], *_serve_args(package_parent)]
@@ -337,7 +339,9 @@ class Sandbox:
             _force_rmtree(self.base)
         if self.lock is not None:
             os.close(self.lock)
-        self.process = self.control = self.reader = self.base = self.lock = self.outer_tmp = None
+        if self.uid is not None:
+            reduced.release_uid(self.uid)  # its processes are all dead (kill_tree above)
+        self.process = self.control = self.reader = self.base = self.lock = self.outer_tmp = self.uid = None
 
     def __enter__(self):
         return self
@@ -364,6 +368,7 @@ def sweep_abandoned(directory: str | None = None) -> list[str]:
     """Removes the sandbox folders a dead CLI left behind (killed by SIGKILL, by the OOM killer...):
     in /dev/shm they hold memory until the next reboot. Only our own folders, and only those whose
     lock is free; a folder without a lock is still being made, or not ours to judge. Returns them."""
+    default = directory is None
     directory = directory or _grading_tmp() or tempfile.gettempdir()
     removed = []
     try:
@@ -387,25 +392,56 @@ def sweep_abandoned(directory: str | None = None) -> list[str]:
             os.close(fd)  # in use by a live CLI
             continue
         try:
+            _sweep_outer_tmp(directory, name)  # first: were we stopped here, the locked folder tells
             _force_rmtree(path)
-            _sweep_outer_tmp(directory, name)
         finally:
             os.close(fd)
         removed.append(path)
-    return removed
+    # Orphans are judged against the folder where this machine's sandboxes live, never another.
+    return removed + (_sweep_orphan_tmps(directory) if default else [])
+
+
+def _outer_tmp(directory: str, name: str) -> str | None:
+    """Where a sandbox of `directory` named `name` keeps its reduced-mode temp folder, if elsewhere."""
+    system = tempfile.gettempdir()
+    if os.path.realpath(system) == os.path.realpath(directory):
+        return None
+    return os.path.join(system, name)
 
 
 def _sweep_outer_tmp(directory: str, name: str):
     """The temp folder of an abandoned reduced-mode sandbox, if it had one outside `directory`."""
-    outer = os.path.join(tempfile.gettempdir(), name)
-    if os.path.realpath(os.path.dirname(outer)) == os.path.realpath(directory):
-        return
+    outer = _outer_tmp(directory, name)
     try:
-        st = os.lstat(outer)
+        st = os.lstat(outer) if outer else None
     except OSError:
         return
-    if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+    if st is not None and stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
         _force_rmtree(outer)
+
+
+def _sweep_orphan_tmps(directory: str) -> list[str]:
+    """Temp folders whose sandbox folder is gone (removed by a CLI of an older version, which knew
+    nothing of them): a sandbox folder is made before its temp folder and removed after it."""
+    if _outer_tmp(directory, PREFIX) is None:
+        return []
+    system, removed = tempfile.gettempdir(), []
+    try:
+        names = os.listdir(system)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(PREFIX) or os.path.lexists(os.path.join(directory, name)):
+            continue
+        outer = os.path.join(system, name)
+        try:
+            st = os.lstat(outer)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+            _force_rmtree(outer)
+            removed.append(outer)
+    return removed
 
 
 def _grading_tmp() -> str | None:
