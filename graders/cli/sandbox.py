@@ -197,7 +197,7 @@ class Sandbox:
                                    ("hosts", f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n")):
                     with open(os.path.join(etc, name), "w") as f:
                         f.write(text)
-                command, env, cwd = bwrap_command(etc), {}, self.base
+                command, env, cwd, user = bwrap_command(etc), {}, self.base, {}
                 init = {"cmd": "init", "home": HOME, "work": WORK, "tmp": "/tmp",
                         "env": student_env(HOME), "python": python_executable(), "reduced": False,
                         "kill_all": True, "limits": dict(limits, RLIMIT_NPROC=256)}
@@ -206,7 +206,7 @@ class Sandbox:
             control, theirs = socket.socketpair()
             self.process = subprocess.Popen(command, stdin=theirs, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL, cwd=cwd, env=env,
-                                            start_new_session=True, **(user if not self.isolated else {}))
+                                            start_new_session=True, **user)
             theirs.close()
             self.control = control
             self.reader = control.makefile("rb")

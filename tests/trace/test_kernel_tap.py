@@ -4,7 +4,9 @@ outside (the final tree read by the trusted side, files and processes on the hos
 from __future__ import annotations
 
 import os
+import pathlib
 import shutil
+import tempfile
 import textwrap
 
 import pytest
@@ -481,9 +483,21 @@ def test_nothing_survives_between_runs(sandbox):
     assert len(_descendants(sandbox.process.pid)) == (2 if sandbox.isolated else 0)
 
 
-def test_reduced_mode_refuses_writes_outside_the_roots(reduced, tmp_path):
+@pytest.fixture
+def open_folder():
+    """A folder and file anyone may write, so the supervisor's own fence is what refuses, not the
+    permissions (reduced mode started as root runs the submission as another user)."""
+    folder = tempfile.mkdtemp(prefix="fora-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    os.chmod(folder, 0o777)
+    yield pathlib.Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_reduced_mode_refuses_writes_outside_the_roots(reduced, open_folder):
+    tmp_path = open_folder
     outside = tmp_path / "fora.txt"
     outside.write_text("intacto")
+    outside.chmod(0o666)
     trace = run(reduced, f"""
         def save_checkpoint(state):
             for action in (lambda: open({str(outside)!r}, "w"), lambda: os.unlink({str(outside)!r}),
