@@ -15,6 +15,7 @@ import threading
 
 import pytest
 
+import no_namespaces
 from advkit import CONTAINER, assert_sibling_passes, leaked, make_arena, mode_args, report, run_cli
 
 from graders.trace.kernel import landlock
@@ -136,3 +137,16 @@ def test_channel_works_and_nothing_is_left_running(container_run):
     assert arena.params["CANARY"] in run.out, "the attack's message never reached the report: the test is vacuous"
     assert run.leftovers == [], run.leftovers
     assert_sibling_passes(report(run, files), files[-1])
+
+
+def test_without_landlock_it_still_grades_and_says_what_is_not_fenced(tmp_path):
+    """A kernel without Landlock (or a profile refusing it): reduced mode grades all the same, and
+    the warning and the report say plainly that reads are not fenced."""
+    arena = make_arena(tmp_path)
+    files = [arena.starter_copy(), arena.sibling()]
+    run = run_cli(arena, files, wrapper=no_namespaces.wrapper(landlock=False))
+    assert [e["passed"] for e in report(run, files)] == [False, True]
+    meta = json.loads(run.out)["report"]
+    assert meta["fences"] == {"bubblewrap": False, "landlock": None, "uid_drop": ROOT, "seccomp": True}
+    for text in (meta["isolation_text"], run.err):
+        assert "Landlock: não (o código dos alunos pode ler tudo o que o usuário da CLI lê)" in text, text
