@@ -104,6 +104,20 @@ def _layout(python: str) -> dict:
     return {"prefix": prefix, "stdlib": f"{prefix}/lib/{version}", "site": sorted(p for p in site if p)}
 
 
+def _can_change_user() -> bool:
+    """Root in a container may have lost CAP_SETUID/CAP_SETGID (`docker run --cap-drop ALL`)."""
+    try:
+        with open("/proc/self/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"CapEff:"):
+                    effective = int(line.split()[1], 16)
+                    needed = (1 << 6) | (1 << 7)  # CAP_SETGID, CAP_SETUID
+                    return effective & needed == needed
+    except (OSError, ValueError, IndexError):
+        pass
+    return False
+
+
 def _base_python() -> str:
     return os.path.realpath(getattr(sys, "_base_executable", None) or sys.executable)
 
@@ -116,6 +130,8 @@ def identity(python: str, package_parent: str) -> dict:
     plain = dict(_layout(python), uid=None, python=python, copy_package=False, problem="")
     if os.getuid() != 0 or not os.path.exists(python):
         return plain
+    if not _can_change_user():
+        return dict(plain, problem="root sem as capacidades CAP_SETUID e CAP_SETGID (--cap-drop)")
     uid = claim_uid()
     if uid is None:
         return dict(plain, problem=f"nenhum uid livre entre {FIRST_UID} e {LAST_UID}")
@@ -131,8 +147,10 @@ def identity(python: str, package_parent: str) -> dict:
     return dict(plain, problem=f"o Python ({python}) não abre para outro usuário (uma pasta sem permissão no caminho)")
 
 
-def _beneath_except(top: str, hidden: list[str]) -> list[str]:
-    """`top` itself, or (when a hidden path lies beneath it) its entries, recursively, minus the hidden."""
+def _beneath_except(top: str, hidden: list[str], opened: list[str]) -> list[str]:
+    """`top` itself, or (when a hidden path lies beneath it) its entries, recursively, minus the
+    hidden; the folders opened that way go to `opened` (they must stay listable: Python finds a
+    module by listing its folder)."""
     if top in hidden:
         return []
     if not any(h.startswith(top.rstrip("/") + "/") for h in hidden):
@@ -142,14 +160,15 @@ def _beneath_except(top: str, hidden: list[str]) -> list[str]:
         names = sorted(os.listdir(top))
     except OSError:
         return []
+    opened.append(top)
     for name in names:
-        out += _beneath_except(os.path.join(top, name), hidden)
+        out += _beneath_except(os.path.join(top, name), hidden, opened)
     return out
 
 
 def landlock_rules(python: str, prefix: str, site: list[str], writable: list[str]) -> dict:
-    """{"read", "write", "devices"} for landlock.ruleset: the system folders bubblewrap shows and the
-    interpreter's own, minus every site-packages (a fresh Python, as in bubblewrap mode)."""
+    """{"read", "write", "devices", "listable"} for landlock.ruleset: the system folders bubblewrap
+    shows and the interpreter's own, minus every site-packages (a fresh Python, as in bubblewrap mode)."""
     tops = []
     for path in (*SYSTEM, prefix, os.path.dirname(os.path.realpath(python))):
         if os.path.exists(path):
@@ -157,18 +176,20 @@ def landlock_rules(python: str, prefix: str, site: list[str], writable: list[str
     hidden = sorted({os.path.realpath(p) for p in site if os.path.isdir(p)}
                     | {p for p in ("/usr/lib/python3/dist-packages", "/usr/local/lib/python3/dist-packages")
                        if os.path.isdir(p)})
-    read = []
+    read, listable = [], []
     for top in sorted(set(tops), key=len):
         if any(top.startswith(t.rstrip("/") + "/") for t in tops if t != top):
             continue  # already beneath another top
-        read += _beneath_except(top, hidden)
+        read += _beneath_except(top, hidden, listable)
     # Debian's interpreter links sitecustomize.py to /etc/python3.X: unreadable, it would print an
     # error into every submission's output.
     version_etc = f"/etc/python{sys.version_info[0]}.{sys.version_info[1]}"
     if os.path.isdir(version_etc):
         read.append(version_etc)
     read.append("/proc")
-    return {"read": read, "write": list(writable), "devices": dict(DEVICES)}
+    # Listing a folder opened above lists the hidden site-packages too (Landlock rights reach down a
+    # tree): its names show, its files stay unreadable, so its .pth files are skipped.
+    return {"read": read, "write": list(writable), "devices": dict(DEVICES), "listable": listable}
 
 
 def fences_text(fences: dict) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import socket
 import tempfile
 import threading
@@ -150,3 +151,29 @@ def test_without_landlock_it_still_grades_and_says_what_is_not_fenced(tmp_path):
     assert meta["fences"] == {"bubblewrap": False, "landlock": None, "uid_drop": ROOT, "seccomp": True}
     for text in (meta["isolation_text"], run.err):
         assert "Landlock: não (o código dos alunos pode ler tudo o que o usuário da CLI lê)" in text, text
+
+
+def test_root_that_cannot_change_user_still_fences_reads(tmp_path):
+    """Root without CAP_SETUID/CAP_SETGID (`docker run --cap-drop ...`): no other user to run as, so
+    the submission runs as root without capabilities, fenced by Landlock alone, and the report says so.
+    (Run as another user, this is the ordinary unprivileged case: the same promises hold.)"""
+    arena = make_arena(tmp_path)
+    sockets = _Sockets()
+    files = [arena.render("container_identity", port=sockets.port, socket=sockets.path), arena.sibling()]
+    setpriv = shutil.which("setpriv")
+    assert setpriv, "util-linux's setpriv is needed to drop the capabilities"
+    wrapper = [setpriv, "--bounding-set=-setuid,-setgid"] if ROOT else []
+    try:
+        run = run_cli(arena, files, wrapper=[*wrapper, *no_namespaces.wrapper()])
+    finally:
+        sockets.close()
+    assert_sibling_passes(report(run, files), files[-1])
+    meta = json.loads(run.out)["report"]
+    assert meta["fences"] == {"bubblewrap": False, "landlock": landlock.abi(), "uid_drop": False, "seccomp": True}
+    assert "outro usuário: não" in meta["isolation_text"]
+    text = _message(run, files)
+    if landlock.abi():
+        for what in ("shadow", "passwd", "root"):
+            assert re.search(rf"\b{what}=PermissionError\b", text), f"{what}: {text[:600]}"
+    assert "conectou" not in text and sockets.received == []
+    assert leaked(arena, run) == [] and run.leftovers == []

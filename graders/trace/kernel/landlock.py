@@ -50,10 +50,12 @@ def handled_fs(version: int) -> int:
     return rights
 
 
-def ruleset(read: list[str], write: list[str], devices: dict[str, int]) -> tuple[int, int] | None:
+def ruleset(read: list[str], write: list[str], devices: dict[str, int],
+            listable: list[str] = ()) -> tuple[int, int] | None:
     """(ruleset fd, ABI) allowing reads and execution beneath `read`, everything beneath `write`,
-    `devices` {path: rights} for single files, and no TCP, no signal or abstract socket leaving the
-    domain where the ABI has them. None when this kernel has no Landlock. Missing paths are skipped."""
+    `devices` {path: rights} for single files, listing (not reading) beneath `listable`, and no TCP,
+    no signal or abstract socket leaving the domain where the ABI has them. None when this kernel
+    has no Landlock. Missing paths are skipped."""
     version = abi()
     if version is None:
         return None
@@ -65,7 +67,7 @@ def ruleset(read: list[str], write: list[str], devices: dict[str, int]) -> tuple
     if fd < 0:
         return None
     try:
-        for paths, rights in ((read, READ), (write, fs)):
+        for paths, rights in ((read, READ), (write, fs), (listable, READ_DIR)):
             for path in paths:
                 _allow(fd, path, rights & fs)
         for path, rights in devices.items():

@@ -55,7 +55,7 @@ def serve(pid1: bool = False):
     pid1 (bwrap --as-pid-1) we start as the sandbox's PID 1 and serve from a child (see pid1.py).
 
     {"cmd": "init", "work", "tmp", "home", "modes": {root: mode}, "env", "python", "reduced",
-     "kill_all", "limits", "landlock"?: {"read", "write", "devices"}}
+     "kill_all", "limits", "landlock"?: {"read", "write", "devices", "listable"}}
                                           -> {"ok": true, "landlock": ABI applied or null, "uid"}
     {"cmd": "run", "source", "filename", "job", "timeout", "caps"?} -> the Trace as JSON (ops.to_json);
       caps: {"events", "data", "output"}, the grader's limits for this run (defaults in ops/channel)
@@ -77,7 +77,7 @@ def serve(pid1: bool = False):
             fence = None
             if isinstance(command.get("landlock"), dict):
                 rules = command["landlock"]
-                fence = landlock.ruleset(rules["read"], rules["write"], rules["devices"])
+                fence = landlock.ruleset(rules["read"], rules["write"], rules["devices"], rules.get("listable", []))
             config["landlock_fd"] = fence[0] if fence else None
             reply = json.dumps({"ok": True, "landlock": fence[1] if fence else None, "uid": os.getuid()})
         elif command.get("cmd") == "run" and config is not None:
