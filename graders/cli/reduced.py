@@ -192,6 +192,20 @@ def landlock_rules(python: str, prefix: str, site: list[str], writable: list[str
     return {"read": read, "write": list(writable), "devices": dict(DEVICES), "listable": listable}
 
 
+def fresh_python(folder: str, python: str) -> str:
+    """The submission's interpreter: `python` started through a virtual environment of its own with no
+    packages (a link and a pyvenv.cfg in `folder`), so it starts as a fresh install, the way bubblewrap
+    mode hides the machine's site-packages: no .pth files to run at every start, and a package of the
+    instructor's is not found (ModuleNotFoundError), with or without Landlock. Returns the link."""
+    os.makedirs(os.path.join(folder, "bin"))
+    with open(os.path.join(folder, "pyvenv.cfg"), "w", encoding="utf-8") as f:
+        f.write(f"home = {os.path.dirname(python)}\ninclude-system-site-packages = false\n"
+                f"version = {'.'.join(map(str, sys.version_info[:3]))}\n")
+    link = os.path.join(folder, "bin", os.path.basename(python))
+    os.symlink(python, link)
+    return link
+
+
 def fences_text(fences: dict) -> str:
     """The fences in plain Portuguese, for the `auto` warning and the report's header."""
     if fences.get("bubblewrap"):

@@ -251,10 +251,12 @@ class Sandbox:
             limits["RLIMIT_NPROC"] = _count_processes() + 128
         command = [me["python"], *_serve_args(package_parent)]
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        fresh = reduced.fresh_python(os.path.join(self.base, "python"), me["python"])
+        rules = reduced.landlock_rules(me["python"], me["prefix"], me["site"], [home, tmp])
+        rules["read"].append(os.path.dirname(os.path.dirname(fresh)))
         init = {"cmd": "init", "home": home, "work": work, "tmp": tmp,
-                "env": student_env(home, tmp), "python": me["python"], "reduced": True,
-                "kill_all": False, "limits": limits,
-                "landlock": reduced.landlock_rules(me["python"], me["prefix"], me["site"], [home, tmp])}
+                "env": student_env(home, tmp), "python": fresh, "reduced": True,
+                "kill_all": False, "limits": limits, "landlock": rules}
         return command, env, work, init, user
 
     def _separate_tmp(self) -> str:
