@@ -214,10 +214,11 @@ def fences_text(fences: dict) -> str:
     parts = ["bubblewrap: não"]
     if abi:
         scope = "; sinais e sockets abstratos contidos" if abi >= 6 else ""
-        net = ", sem TCP" if abi >= 4 else ", TCP aberto (ABI antiga)"
+        net = ", sem TCP" if abi >= 4 else ""  # the seccomp filter refuses non-UNIX sockets anyway
         parts.append(f"Landlock: sim (ABI {abi}: lê só o sistema e o Python, escreve só nas pastas da correção{net}{scope})")
     else:
-        parts.append("Landlock: não (o código dos alunos pode ler tudo o que o usuário da CLI lê)")
+        parts.append("Landlock: não (o código dos alunos pode ler tudo o que o usuário da CLI lê "
+                     "e falar com sockets UNIX da máquina)")
     if fences.get("uid_drop"):
         parts.append("outro usuário: sim (não é root)")
     elif os.getuid() == 0:

@@ -150,7 +150,7 @@ def test_without_landlock_it_still_grades_and_says_what_is_not_fenced(tmp_path):
     meta = json.loads(run.out)["report"]
     assert meta["fences"] == {"bubblewrap": False, "landlock": None, "uid_drop": ROOT, "seccomp": True}
     for text in (meta["isolation_text"], run.err):
-        assert "Landlock: não (o código dos alunos pode ler tudo o que o usuário da CLI lê)" in text, text
+        assert "Landlock: não (o código dos alunos pode ler tudo o que o usuário da CLI lê" in text, text
 
 
 def test_root_that_cannot_change_user_still_fences_reads(tmp_path):
