@@ -188,6 +188,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
     poller.register(pidfd, select.POLLIN)
     buffer = bytearray(NOTIF.size)
     chan_fd = chan.fileno()
+    chan_open = True
     out_registered = False
     pending_fds: set = set()
     try:
@@ -206,6 +207,10 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                                 continue
                             raise
                         sup.handle(bytes(buffer))
+                    elif mask & (select.POLLHUP | select.POLLERR):
+                        # No task uses the filter any more (the run is exiting): nothing else can
+                        # come, and polled on, it would wake this loop until the pidfd shows the exit.
+                        poller.unregister(sup.listener)
                 elif event_fd == chan_fd:
                     if mask & select.POLLOUT and sup.outbox:
                         try:
@@ -215,6 +220,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                             pass
                         except OSError:
                             sup.outbox = b""
+                    data = None
                     if mask & select.POLLIN:
                         try:
                             data = os.read(chan_fd, 65536)
@@ -222,6 +228,11 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                             data = None
                         if data:
                             raise Stop("protocol")  # requests come only through write(), which we emulate
+                    if mask & (select.POLLHUP | select.POLLERR) and not data and chan_open:
+                        # The run's end closed it (the process is exiting): polled on, it would wake
+                        # this loop thousands of times before the exit shows on the pidfd.
+                        poller.unregister(chan_fd)
+                        chan_open, sup.outbox = False, b""
                 elif event_fd == out_r:
                     data = os.read(out_r, 65536)
                     if data:
@@ -239,7 +250,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                 elif event_fd in pending_fds:
                     pass
             # Replies to send, and writes deferred until their pipe had room.
-            if sup.outbox:
+            if sup.outbox and chan_open:
                 try:
                     sent = os.write(chan_fd, sup.outbox)
                     sup.outbox = sup.outbox[sent:]
@@ -247,10 +258,10 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                     pass
                 except OSError:
                     sup.outbox = b""
-            if sup.outbox and not out_registered:
+            if sup.outbox and not out_registered and chan_open:
                 poller.modify(chan_fd, select.POLLIN | select.POLLOUT)
                 out_registered = True
-            elif not sup.outbox and out_registered:
+            elif not sup.outbox and out_registered and chan_open:
                 poller.modify(chan_fd, select.POLLIN)
                 out_registered = False
             if sup.pending:
