@@ -160,9 +160,11 @@ def test_root_that_cannot_change_user_still_fences_reads(tmp_path):
     arena = make_arena(tmp_path)
     sockets = _Sockets()
     files = [arena.render("container_identity", port=sockets.port, socket=sockets.path), arena.sibling()]
-    setpriv = shutil.which("setpriv")
-    assert setpriv, "util-linux's setpriv is needed to drop the capabilities"
-    wrapper = [setpriv, "--bounding-set=-setuid,-setgid"] if ROOT else []
+    wrapper = []
+    if ROOT:
+        setpriv = shutil.which("setpriv")
+        assert setpriv, "util-linux's setpriv is needed to drop the capabilities"
+        wrapper = [setpriv, "--bounding-set=-setuid,-setgid"]
     try:
         run = run_cli(arena, files, wrapper=[*wrapper, *no_namespaces.wrapper()])
     finally:
