@@ -125,8 +125,9 @@ def _base_python() -> str:
 @functools.lru_cache(maxsize=1)
 def identity(python: str, package_parent: str) -> dict:
     """{"uid": int|None, "python": path, "prefix", "site": [...], "copy_package": bool, "problem": str}.
-    uid: a free uid (claim_uid gives each sandbox its own); None: the submission keeps the CLI's user (not root, or no Python another user can start:
-    an interpreter under /root, say, and none of the same version elsewhere)."""
+    uid: a free uid exists (claim_uid then gives each sandbox its own); None: the submission keeps
+    the CLI's user (not root, root without CAP_SETUID, or no Python another user can start: one under
+    /root, say, and none of the same version elsewhere), and `problem` says why."""
     plain = dict(_layout(python), uid=None, python=python, copy_package=False, problem="")
     if os.getuid() != 0 or not os.path.exists(python):
         return plain
