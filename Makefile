@@ -109,7 +109,8 @@ editor: node_modules/.package-lock.json
 		--log-level=warning --outfile=$(EDITOR_BUNDLE)
 
 bench: setup $(VENV)/.test-deps chromium sandbox-tools
-	$(PY) tests/benchmarks/bench_cli.py 200
+	$(PY) tests/benchmarks/bench_cli.py 200 estrito
+	$(PY) tests/benchmarks/bench_cli.py 200 conteiner
 	$(PY) tests/benchmarks/bench_report.py 500
 	$(PY) tests/benchmarks/bench_widget.py
 	$(PY) tests/benchmarks/bench_lighthouse.py

@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import pytest
@@ -432,6 +433,8 @@ def test_a_cli_killed_outright_leaves_no_process_and_the_next_one_sweeps_its_fol
         run = cli("nivel-2", SOLUTION, "--isolamento", isolation)
         assert run.returncode == 0, run.stderr
         assert abandoned not in _shm(), "the next CLI left the killed one's folder in /dev/shm"
+        # Reduced mode's temp folder sits in the system temp folder, named as the sandbox's: swept too.
+        assert not os.path.exists(os.path.join(tempfile.gettempdir(), abandoned))
         assert in_use in _shm(), "the next CLI swept a folder still in use"
         assert live.poll() is None, "the CLI still grading was disturbed"
         live.send_signal(signal.SIGINT)
@@ -473,6 +476,33 @@ def test_the_sweep_takes_only_our_abandoned_folders(tmp_path):
     assert all(p.exists() for p in (in_use, unlocked, other, tmp_path / "correcao-arquivo"))
     assert (tmp_path / "correcao-atalho").is_symlink()
     assert sandbox_module.sweep_abandoned(str(tmp_path / "nao-existe")) == []
+
+
+def test_the_sweep_takes_reduced_modes_temp_folders_with_their_sandbox(tmp_path, monkeypatch):
+    """Reduced mode keeps its temp folder in the system temp folder (another file system, as /tmp is
+    under bubblewrap), named as its sandbox's folder: an abandoned one goes with it, or alone when an
+    older CLI removed the sandbox folder; a live sandbox's stays."""
+    from graders.cli import sandbox as sandbox_module
+
+    shm, system = tmp_path / "shm", tmp_path / "sistema"
+    shm.mkdir()
+    system.mkdir()
+    monkeypatch.setattr(sandbox_module, "_grading_tmp", lambda: str(shm))
+    monkeypatch.setattr(tempfile, "tempdir", str(system))
+    for name in ("correcao-morta", "correcao-viva"):
+        (shm / name).mkdir()
+        (system / name / "tmp").mkdir(parents=True)
+    os.close(sandbox_module._claim(str(shm / "correcao-morta")))
+    held = sandbox_module._claim(str(shm / "correcao-viva"))
+    (system / "correcao-orfa" / "tmp").mkdir(parents=True)
+    (system / "outra-coisa").mkdir()
+    try:
+        removed = sandbox_module.sweep_abandoned()
+    finally:
+        os.close(held)
+    assert sorted(removed) == sorted([str(system / "correcao-orfa"), str(shm / "correcao-morta")])
+    assert sorted(os.listdir(system)) == ["correcao-viva", "outra-coisa"]
+    assert os.listdir(shm) == ["correcao-viva"]
 
 
 # --- the student's name in the export --------------------------------------------------------------

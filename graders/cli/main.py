@@ -23,7 +23,8 @@ from .copies import possible_copies
 from ..grading import grade
 from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem, text_of
 from ..judge.verdict import failed_all
-from .sandbox import Sandbox, bwrap_problem, sweep_abandoned
+from .reduced import fences_text
+from .sandbox import Sandbox, bwrap_problem, planned_fences, sweep_abandoned
 
 EXIT_OK, EXIT_FAILED, EXIT_NOTHING_GRADED, EXIT_SOME_UNGRADED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_INPUT = EXIT_NOTHING_GRADED  # usage errors too
@@ -240,8 +241,8 @@ def _isolation(choice: str) -> bool | None:
                          "ou use --isolamento reduzido.\n")
         return None
     if problem:
-        sys.stderr.write(f"aviso: isolamento reduzido — {problem}. O código dos alunos roda em processos "
-                         "comuns, contidos só por um vigia do Python (veja o README).\n")
+        sys.stderr.write(f"aviso: isolamento reduzido — {problem}. O código dos alunos roda sem o bubblewrap, "
+                         f"com estas cercas: {fences_text(planned_fences(False))} (veja o README).\n")
         return False
     return True
 
@@ -369,7 +370,8 @@ def main(argv=None) -> int:
             # Only what was graded is reported; the rest is listed as not graded.
             rows = [row for row in rows if row["results"] or "error" in row]
         assignment = options.assignment(args)
-        meta = metadata.describe(isolated, interrupted, assignment, pending=pending_files)
+        meta = metadata.describe(isolated, interrupted, assignment, pending=pending_files,
+                                 fences=planned_fences(isolated))
         copies = possible_copies({ex: c for ex, c in codes.items() if ex in assignment}, who)
         class_report = classreport.build(rows, assignment, args.exercise, meta, copies, people=people,
                                          ignored=ignored, pesos=pesos, nota_max=args.nota_max)

@@ -10,7 +10,13 @@ import hashlib
 import re
 from pathlib import Path
 
+from .reduced import fences_text
+
 ROOT = Path(__file__).resolve().parents[2]
+ISOLATION_TEXT = {
+    "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
+    "reduzido": "reduzido (sem bubblewrap; veja o README)",
+}
 
 
 @functools.lru_cache(maxsize=1)
@@ -36,8 +42,9 @@ def grader_version() -> str:
 
 
 def describe(isolated: bool, interrupted: bool, exercises: list[str], when: datetime.datetime | None = None,
-             pending: list[str] | None = None) -> dict:
+             pending: list[str] | None = None, fences: dict | None = None) -> dict:
     """The report's own facts (the "report" object of the JSON; a header in the other formats).
+    `fences`: Sandbox.fences(), which fences held around the submissions.
 
     A new fact is one key here: the JSON carries every key as it is, and the formats that print a
     header read it in one line of graders.cli.formats.prose.header_lines (as "fences" is read)."""
@@ -46,6 +53,10 @@ def describe(isolated: bool, interrupted: bool, exercises: list[str], when: date
     return {
         "generated_at": when.isoformat(timespec="seconds"),
         "isolation": mode,
+        "isolation_text": ISOLATION_TEXT[mode],
+        "fences": fences,
+        # Said here, where the grading ran (it depends on who ran it), not by each format.
+        "fences_text": fences_text(fences) if fences else None,
         "grader_version": grader_version(),
         "exercises": list(exercises),
         "interrupted": interrupted,

@@ -7,12 +7,12 @@ ours, named /sbin/init, and the server under it is named bash, with PIDs in the 
 (graders/trace/kernel/pid1.py). Between submissions the server kills every process of the previous
 one (it is alone with them and PID 1 in the PID namespace) and empties every writable place.
 
-Reduced mode (no bwrap: macOS-like hosts, kernels without user namespaces): the same supervisor
-runs as a plain process. It performs every write-open, rename, unlink... itself, so it refuses any
-mutation outside the run's folders at the system-call level (EACCES and a "refused" event). What
-reduced mode does NOT protect: reads (student code can read any file the instructor can, and copy
-it into its output or its folder), the network is only closed for new sockets other than AF_UNIX,
-and processes run as the instructor's user (with no capabilities when that user is root).
+Reduced mode (no bwrap: containers, CI runners, kernels without user namespaces): the same supervisor
+runs as a plain process and performs every write-open, rename, unlink... itself, refusing any mutation
+outside the run's folders. Each submission is also fenced by what needs no namespace (reduced.py):
+Landlock (reads only of the system and Python, writes only in the run's folders, no TCP, signals and
+abstract sockets kept inside) and, when the CLI runs as root, another user for the supervisor and the
+submission. `Sandbox.fences()` says which of these held.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ import tempfile
 import threading
 
 from ..trace.ops import Trace, from_json
+from . import reduced
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../graders
 INSIDE_PACKAGE = "/opt/corretor"
@@ -146,6 +147,15 @@ def bwrap_problem() -> str:
     return ""
 
 
+def planned_fences(isolated: bool) -> dict:
+    """The fences a sandbox in this mode gets on this machine (see Sandbox.fences)."""
+    if isolated:
+        return {"bubblewrap": True, "landlock": None, "uid_drop": False, "seccomp": True}
+    me = reduced.identity(python_executable(), os.path.dirname(PACKAGE_DIR))
+    return {"bubblewrap": False, "landlock": reduced.landlock_abi(),
+            "uid_drop": me["uid"] is not None, "seccomp": True}
+
+
 def _broken(detail: str) -> Trace:
     return Trace([], end="broken", output=detail[:2000], final=None)
 
@@ -165,6 +175,9 @@ class Sandbox:
         self.reader = None
         self.base: str | None = None
         self.lock: int | None = None
+        self.held: dict | None = None
+        self.outer_tmp: str | None = None  # reduced mode's temp folder, outside self.base
+        self.uid: int | None = None  # reduced mode started as root: this sandbox's own user
         # One run at a time: the server answers in order on one socket, so two callers sharing the
         # sandbox (graders.grading.default_run from threads) could each read the other's trace.
         self.turn = threading.Lock()
@@ -184,37 +197,93 @@ class Sandbox:
                                    ("hosts", f"127.0.0.1\tlocalhost\n127.0.1.1\t{HOSTNAME}\n")):
                     with open(os.path.join(etc, name), "w") as f:
                         f.write(text)
-                command, env, cwd = bwrap_command(etc), {}, self.base
+                command, env, cwd, user = bwrap_command(etc), {}, self.base, {}
                 init = {"cmd": "init", "home": HOME, "work": WORK, "tmp": "/tmp",
                         "env": student_env(HOME), "python": python_executable(), "reduced": False,
                         "kill_all": True, "limits": dict(limits, RLIMIT_NPROC=256)}
             else:
-                home = os.path.join(self.base, "aluno")
-                work, tmp = os.path.join(home, "projeto"), os.path.join(self.base, "tmp")
-                os.makedirs(work)
-                os.mkdir(tmp)
-                command = [python_executable(), *_serve_args(os.path.dirname(PACKAGE_DIR))]
-                env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
-                cwd = work
-                if os.getuid() != 0:
-                    limits["RLIMIT_NPROC"] = _count_processes() + 128
-                init = {"cmd": "init", "home": home, "work": work, "tmp": tmp,
-                        "env": student_env(home, tmp), "python": python_executable(), "reduced": True,
-                        "kill_all": False, "limits": limits}
+                command, env, cwd, init, user = self._reduced(limits)
             control, theirs = socket.socketpair()
             self.process = subprocess.Popen(command, stdin=theirs, stdout=subprocess.DEVNULL,
                                             stderr=subprocess.DEVNULL, cwd=cwd, env=env,
-                                            start_new_session=True)
+                                            start_new_session=True, **user)
             theirs.close()
             self.control = control
             self.reader = control.makefile("rb")
             control.settimeout(20)
-            reply = self._ask(init)
-            if not json.loads(reply).get("ok"):
+            reply = json.loads(self._ask(init))
+            if not reply.get("ok"):
                 raise OSError("o corretor não iniciou")
+            self.held = {"bubblewrap": self.isolated, "landlock": reply.get("landlock"),
+                         "uid_drop": not self.isolated and reply.get("uid", os.getuid()) != os.getuid(),
+                         "seccomp": True}
+            if self.held != planned_fences(self.isolated):
+                # The report promises the planned fences: a sandbox with fewer grades nothing.
+                raise OSError(f"as cercas não se aplicaram ({self.held})")
         except BaseException:
             self.close()
             raise
+
+    def _reduced(self, limits: dict):
+        """(command, env, cwd, init message, Popen user arguments) of a reduced-mode server."""
+        me = reduced.identity(python_executable(), os.path.dirname(PACKAGE_DIR))
+        home = os.path.join(self.base, "aluno")
+        work = os.path.join(home, "projeto")
+        os.makedirs(work)
+        tmp = self._separate_tmp()
+        package_parent = os.path.dirname(PACKAGE_DIR)
+        user = {}
+        uid = reduced.claim_uid() if me["uid"] is not None else None
+        if uid is not None:
+            self.uid = uid
+            # The folder itself stays the CLI's (its lock file too); only the run's folders are theirs.
+            os.chmod(self.base, 0o711)
+            for path in (home, work, tmp):
+                os.chown(path, uid, uid)
+            if me["copy_package"]:  # the checkout sits where that user cannot read
+                package_parent = os.path.join(self.base, "corretor")
+                shutil.copytree(PACKAGE_DIR, os.path.join(package_parent, "graders"),
+                                ignore=shutil.ignore_patterns("__pycache__"))
+                os.chmod(package_parent, 0o755)
+            user = {"user": uid, "group": uid, "extra_groups": []}
+            limits["RLIMIT_NPROC"] = 256  # a user of its own: its processes are this sandbox's
+        elif os.getuid() != 0:
+            limits["RLIMIT_NPROC"] = _count_processes() + 128
+        command = [me["python"], *_serve_args(package_parent)]
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+        fresh = reduced.fresh_python(os.path.join(self.base, "python"), me["python"])
+        rules = reduced.landlock_rules(me["python"], me["prefix"], me["site"], [home, tmp])
+        rules["read"].append(os.path.dirname(os.path.dirname(fresh)))
+        init = {"cmd": "init", "home": home, "work": work, "tmp": tmp,
+                "env": student_env(home, tmp), "python": fresh, "reduced": True,
+                "kill_all": False, "limits": limits, "landlock": rules}
+        return command, env, work, init, user
+
+    def _separate_tmp(self) -> str:
+        """The run's temp folder, on another file system than its home when the machine has one (the
+        system temp folder, off /dev/shm): as under bubblewrap, where /tmp is a tmpfs of its own, the
+        two then differ in device number and statvfs, and a rename between them fails with EXDEV
+        (where they cannot differ, the supervisor answers EXDEV itself: kernel/filesystems.py)."""
+        system = tempfile.gettempdir()
+        try:
+            if os.stat(system).st_dev != os.stat(self.base).st_dev:
+                outer = os.path.join(system, os.path.basename(self.base))
+                os.mkdir(outer, 0o711)  # named as the locked folder: swept with it (sweep_abandoned)
+                self.outer_tmp = outer
+                os.mkdir(os.path.join(outer, "tmp"))
+                return os.path.join(outer, "tmp")
+        except OSError:
+            pass
+        os.mkdir(os.path.join(self.base, "tmp"))
+        return os.path.join(self.base, "tmp")
+
+    def fences(self) -> dict:
+        """Which fences hold around a submission: {"bubblewrap": bool, "landlock": ABI or None,
+        "uid_drop": bool (the submission runs as another user than the CLI's: reduced mode started as
+        root), "seccomp": bool}. What the running server confirmed, else what this machine gives."""
+        if self.held is not None:
+            return dict(self.held)
+        return planned_fences(self.isolated)
 
     def _ask(self, message: dict) -> str:
         self.control.sendall((json.dumps(message) + "\n").encode("utf-8"))
@@ -266,11 +335,15 @@ class Sandbox:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
+        if self.outer_tmp is not None:
+            _force_rmtree(self.outer_tmp)
         if self.base is not None:
             _force_rmtree(self.base)
         if self.lock is not None:
             os.close(self.lock)
-        self.process = self.control = self.reader = self.base = self.lock = None
+        if self.uid is not None:
+            reduced.release_uid(self.uid)  # its processes are all dead (kill_tree above)
+        self.process = self.control = self.reader = self.base = self.lock = self.outer_tmp = self.uid = None
 
     def __enter__(self):
         return self
@@ -297,6 +370,7 @@ def sweep_abandoned(directory: str | None = None) -> list[str]:
     """Removes the sandbox folders a dead CLI left behind (killed by SIGKILL, by the OOM killer...):
     in /dev/shm they hold memory until the next reboot. Only our own folders, and only those whose
     lock is free; a folder without a lock is still being made, or not ours to judge. Returns them."""
+    default = directory is None
     directory = directory or _grading_tmp() or tempfile.gettempdir()
     removed = []
     try:
@@ -320,10 +394,55 @@ def sweep_abandoned(directory: str | None = None) -> list[str]:
             os.close(fd)  # in use by a live CLI
             continue
         try:
+            _sweep_outer_tmp(directory, name)  # first: were we stopped here, the locked folder tells
             _force_rmtree(path)
         finally:
             os.close(fd)
         removed.append(path)
+    # Orphans are judged against the folder where this machine's sandboxes live, never another.
+    return removed + (_sweep_orphan_tmps(directory) if default else [])
+
+
+def _outer_tmp(directory: str, name: str) -> str | None:
+    """Where a sandbox of `directory` named `name` keeps its reduced-mode temp folder, if elsewhere."""
+    system = tempfile.gettempdir()
+    if os.path.realpath(system) == os.path.realpath(directory):
+        return None
+    return os.path.join(system, name)
+
+
+def _sweep_outer_tmp(directory: str, name: str):
+    """The temp folder of an abandoned reduced-mode sandbox, if it had one outside `directory`."""
+    outer = _outer_tmp(directory, name)
+    try:
+        st = os.lstat(outer) if outer else None
+    except OSError:
+        return
+    if st is not None and stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+        _force_rmtree(outer)
+
+
+def _sweep_orphan_tmps(directory: str) -> list[str]:
+    """Temp folders whose sandbox folder is gone (removed by a CLI of an older version, which knew
+    nothing of them): a sandbox folder is made before its temp folder and removed after it."""
+    if _outer_tmp(directory, PREFIX) is None:
+        return []
+    system, removed = tempfile.gettempdir(), []
+    try:
+        names = os.listdir(system)
+    except OSError:
+        return removed
+    for name in names:
+        if not name.startswith(PREFIX) or os.path.lexists(os.path.join(directory, name)):
+            continue
+        outer = os.path.join(system, name)
+        try:
+            st = os.lstat(outer)
+        except OSError:
+            continue
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
+            _force_rmtree(outer)
+            removed.append(outer)
     return removed
 
 

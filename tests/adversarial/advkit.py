@@ -33,6 +33,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import no_namespaces
 from conftest import ROOT
 
 HERE = Path(__file__).resolve().parent
@@ -56,9 +57,16 @@ HOST_PIDNS = os.readlink("/proc/self/ns/pid") if os.path.exists("/proc/self/ns/p
 # Isolation modes under test: None = the CLI's default (auto), else the --isolamento value.
 # The guarantees these attacks test are the sandbox's (README, "Isolamento"); reduced mode promises less.
 MODES = [None]
+# The container case: `auto` under a filter that refuses namespaces as Docker's default profile does
+# (tests/no_namespaces.py), so bubblewrap is refused and reduced mode's fences must hold instead.
+CONTAINER = "conteiner"
+ISOLATION_MODES = MODES + [CONTAINER]
+_CONTAINER_ARG = "@conteiner"  # run_cli's cue to start the CLI under that filter
 
 
 def mode_args(mode):
+    if mode == CONTAINER:
+        return [_CONTAINER_ARG]
     return [] if mode is None else ["--isolamento", mode]
 
 
@@ -298,6 +306,9 @@ def run_cli(arena: Arena, files, *args, fmt: str = "json", timeout: float = 180,
         "SEGREDO_DO_PROFESSOR": arena.secrets["env"],
         **(env_extra or {}),
     }
+    if _CONTAINER_ARG in args:
+        args = tuple(a for a in args if a != _CONTAINER_ARG)
+        wrapper = [*(wrapper or []), *no_namespaces.wrapper()]
     cmd = [*(wrapper or []), sys.executable, "-m", "graders", exercise, *map(str, files),
            "--format", fmt, "--jobs", str(jobs), *map(str, args)]
     out_path, err_path = arena.base / f"cli-{time.monotonic_ns()}.out", arena.base / f"cli-{time.monotonic_ns()}.err"

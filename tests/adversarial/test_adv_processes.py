@@ -12,11 +12,11 @@ from __future__ import annotations
 import pytest
 
 from advkit import (
-    MODES, assert_forged_nothing, assert_sibling_passes, by_file, make_arena, mode_args, mode_id, report, run_cli,
+    ISOLATION_MODES, assert_forged_nothing, assert_sibling_passes, by_file, make_arena, mode_args, mode_id, report, run_cli,
 )
 
 
-@pytest.fixture(scope="module", params=MODES, ids=mode_id)
+@pytest.fixture(scope="module", params=ISOLATION_MODES, ids=mode_id)
 def spawned(request, tmp_path_factory):
     arena = make_arena(tmp_path_factory.mktemp("procs"))
     files = [arena.render("proc_spawn"), arena.render("proc_fork_bomb"), arena.sibling()]

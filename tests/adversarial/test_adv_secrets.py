@@ -16,7 +16,7 @@ import threading
 import pytest
 
 from advkit import (
-    MODES, assert_sibling_passes, brief, by_file, make_arena, mode_args, mode_id, report, run_cli, leaked,
+    ISOLATION_MODES, assert_sibling_passes, brief, by_file, make_arena, mode_args, mode_id, report, run_cli, leaked,
 )
 
 
@@ -61,7 +61,7 @@ class _Listener:
             sock.close()
 
 
-@pytest.fixture(scope="module", params=MODES, ids=mode_id)
+@pytest.fixture(scope="module", params=ISOLATION_MODES, ids=mode_id)
 def secrets_run(request, tmp_path_factory):
     arena = make_arena(tmp_path_factory.mktemp("secrets"))
     listener = _Listener(arena.params["MARKER"])

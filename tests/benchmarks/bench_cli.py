@@ -1,12 +1,14 @@
 """Benchmark (not a test): how fast the CLI grades a class of submissions on CPython.
 
-    python tests/benchmarks/bench_cli.py [N]
+    python tests/benchmarks/bench_cli.py [N] [auto|estrito|reduzido|conteiner]
 
 Grades N submissions (default 200), cycling through the nivel-2 corpus, with one
 `python -m graders` run, and times N bare `python -c pass` starts run two at a time
 in the same benchmark run: the ratio between the two is the figure to compare.
 Also reports the median time one submission takes on its own. Timings are noisy:
-read medians and ratios.
+read medians and ratios. The second argument is the CLI's --isolamento (default auto), or
+`conteiner`: `auto` under a filter that refuses namespaces as Docker does (tests/no_namespaces.py),
+so the CLI falls back to reduced mode as it would in a container.
 """
 
 from __future__ import annotations
@@ -30,9 +32,16 @@ HOSTILE = ("tamper", "gc_objects", "frames", "js_bridge", "disables", "edits_the
 ORDINARY = [p for p in CORPUS if not any(word in p.name for word in HOSTILE)]
 
 
+ISOLATION = sys.argv[2] if len(sys.argv) > 2 else "auto"
+
+
+CONTAINER = [sys.executable, str(ROOT / "tests" / "no_namespaces.py")] if ISOLATION == "conteiner" else []
+
+
 def run_cli(files: list[Path]) -> float:
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "graders", "nivel-2", *map(str, files), "--format", "json"],
+    subprocess.run([*CONTAINER, sys.executable, "-m", "graders", "nivel-2", *map(str, files), "--format", "json",
+                    "--isolamento", "auto" if CONTAINER else ISOLATION],
                    cwd=ROOT, capture_output=True, check=False)
     return time.perf_counter() - start
 
@@ -65,6 +74,7 @@ def main():
         ordinary = run_cli(class_of("comum", ORDINARY))
         reference = run_cli(class_of("referencia", [ROOT / "exercises" / "nivel-2" / "solution.py"]))
         singles = [run_cli([CORPUS[i % len(CORPUS)]]) for i in range(15)]
+    print(f"isolamento: {ISOLATION}")
     print(f"{count} submissões em {whole:.1f} s: {count / whole:.1f} submissões/s "
           f"(corpus nivel-2, {len(CORPUS)} arquivos distintos, {os.cpu_count()} núcleos)")
     print(f"{count} submissões corretas comuns (corpus honesto, {len(HONEST)} arquivos distintos) em {honest:.1f} s: "

@@ -4,7 +4,9 @@ outside (the final tree read by the trusted side, files and processes on the hos
 from __future__ import annotations
 
 import os
+import pathlib
 import shutil
+import tempfile
 import textwrap
 
 import pytest
@@ -577,9 +579,21 @@ def test_nothing_survives_between_runs(sandbox):
     assert len(_descendants(sandbox.process.pid)) == (2 if sandbox.isolated else 0)
 
 
-def test_reduced_mode_refuses_writes_outside_the_roots(reduced, tmp_path):
+@pytest.fixture
+def open_folder():
+    """A folder and file anyone may write, so the supervisor's own fence is what refuses, not the
+    permissions (reduced mode started as root runs the submission as another user)."""
+    folder = tempfile.mkdtemp(prefix="fora-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    os.chmod(folder, 0o777)
+    yield pathlib.Path(folder)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_reduced_mode_refuses_writes_outside_the_roots(reduced, open_folder):
+    tmp_path = open_folder
     outside = tmp_path / "fora.txt"
     outside.write_text("intacto")
+    outside.chmod(0o666)
     trace = run(reduced, f"""
         def save_checkpoint(state):
             for action in (lambda: open({str(outside)!r}, "w"), lambda: os.unlink({str(outside)!r}),
@@ -709,3 +723,42 @@ def test_reopen_through_proc_self_fd_is_followed(sandbox):
     assert len(reopened) == 2 and not reopened[1].created
     assert final(trace, "checkpoint.json") == b"DEPOIS" == written(trace, node)
     assert "recusado 13" in trace.output
+
+
+@pytest.fixture(params=["isolated", "separate", "same"])
+def temp_layout(request, monkeypatch):
+    """bubblewrap mode, or reduced mode with its temp folder on another file system than its home
+    (the machine's temp folder), or on the same one (the supervisor must answer EXDEV itself)."""
+    if request.param == "same":
+        monkeypatch.setattr(tempfile, "tempdir", "/dev/shm" if os.path.isdir("/dev/shm") else None)
+    if request.param == "isolated" and not _bwrap_works():
+        pytest.skip("bwrap indisponível")
+    box = Sandbox(isolated=request.param == "isolated")
+    yield box
+    box.close()
+
+
+def test_the_temp_folder_is_another_file_system_in_every_mode(temp_layout):
+    """Under bubblewrap, /tmp is a tmpfs of its own: a checkpoint written there and then moved or
+    linked into the work folder fails with EXDEV (shutil.move then copies, which a crash can tear).
+    Reduced mode must give the same answer, and record the same failed calls."""
+    trace = run(temp_layout, """
+        import errno, tempfile
+        def save_checkpoint(state):
+            fd, path = tempfile.mkstemp()
+            os.write(fd, b"{}")
+            os.close(fd)
+            for call in (os.replace, os.rename, os.link):
+                try:
+                    call(path, "checkpoint.json")
+                    print(call.__name__, "passou")
+                except OSError as exc:
+                    print(call.__name__, errno.errorcode[exc.errno])
+            print(os.stat(tempfile.gettempdir()).st_dev == os.stat(".").st_dev)
+    """)
+    ok(trace)
+    lines = trace.output.split("\n")
+    assert lines[:3] == ["replace EXDEV", "rename EXDEV", "link EXDEV"], trace.output
+    failed = [e for e in events(trace, "rename") + events(trace, "link") if not e.ok]
+    assert len(failed) >= 3 and all(e.errno == "EXDEV" for e in failed)
+    assert not any(name == "checkpoint.json" for name in (e.name2 for e in events(trace, "rename") if e.ok))

@@ -7,7 +7,7 @@ from ..report import plural
 
 ISOLATION_TEXT = {
     "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
-    "reduzido": "reduzido (sem bubblewrap: só o vigia do Python; veja o README)",
+    "reduzido": "reduzido (sem bubblewrap; veja o README)",
 }
 KIND_TEXT = {"py": "código (.py)", "export": "respostas (.json)", "misto": "código e respostas", None: ""}
 
@@ -20,14 +20,14 @@ def header_lines(meta: dict) -> list[str]:
     """The report's facts as short lines. A new fact in graders.cli.metadata.describe is one line here."""
     lines = [
         f"Gerado em: {meta['generated_at']}",
-        f"Isolamento usado: {ISOLATION_TEXT.get(meta['isolation'], meta['isolation'])}",
+        f"Isolamento usado: {meta.get('isolation_text') or ISOLATION_TEXT.get(meta['isolation'], meta['isolation'])}",
         f"Versão do corretor: {meta['grader_version']}",
         f"Nota: critérios cumpridos / critérios de {', '.join(meta['assignment']) or 'nenhum exercício'} "
         f"(pesos iguais, salvo indicação), de 0 a {decimal(meta['nota_max'])}",
         f"Regra: {meta['merge_rule']}",
     ]
-    if meta.get("fences"):  # what the sandbox says it enforced (graders.cli.sandbox)
-        lines.append("Cercas em vigor: " + "; ".join(f"{k}: {v}" for k, v in meta["fences"].items()))
+    if meta.get("fences_text"):  # what the sandbox says it enforced (graders.cli.sandbox)
+        lines.append(f"Cercas em vigor: {meta['fences_text']}")
     if meta.get("interrupted"):
         left = len(meta.get("not_graded") or [])
         lines.append(f"INTERROMPIDO (Ctrl+C): {plural(left, 'arquivo ficou', 'arquivos ficaram')} sem correção; "

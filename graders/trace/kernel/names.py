@@ -9,6 +9,7 @@ import os
 
 from ..ops import Event
 from .errors import Refused, errno_name
+from .filesystems import check_same_filesystem
 from .linux import AT_EMPTY_PATH, AT_FDCWD, AT_REMOVEDIR, AT_SYMLINK_FOLLOW, U32, libc
 from .seccomp import NR_RENAMEAT2
 from .target import Task
@@ -82,6 +83,7 @@ class Names:
             except OSError:
                 there = None
             try:
+                check_same_filesystem(self, p1, p2, "rename")
                 if flags:
                     rc = libc.syscall(NR_RENAMEAT2, a[0], n1.encode("utf-8", "surrogateescape"), b[0],
                                       n2.encode("utf-8", "surrogateescape"), flags)
@@ -181,6 +183,8 @@ class Names:
                         st = os.fstat(source_dup)
                         if st.st_dev not in self.root_devs:
                             raise Refused(errno.EXDEV)
+                        check_same_filesystem(self, os.path.dirname(os.readlink(f"/proc/self/fd/{source_dup}")),
+                                              p2, "link")
                         os.link(f"/proc/self/fd/{source_dup}", n2, dst_dir_fd=b[0], follow_symlinks=True)
                     else:
                         sp, sn = src
@@ -189,6 +193,7 @@ class Names:
                             return self.outside(task, "link", f"criar o link {full2!r}")
                         try:
                             st = os.lstat(sn, dir_fd=a[0])
+                            check_same_filesystem(self, sp, p2, "link")
                             os.link(sn, n2, src_dir_fd=a[0], dst_dir_fd=b[0], follow_symlinks=False)
                         finally:
                             if not a[1]:

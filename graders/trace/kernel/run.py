@@ -14,6 +14,7 @@ import time
 
 from ..ops import Trace
 from .channel import OUTPUT_KEEP
+from . import landlock
 from .errors import Stop
 from .linux import PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, libc
 from .seccomp import (NOTIF, NOTIF_RECV, NR_SECCOMP, SECCOMP_FILTER_FLAG_NEW_LISTENER,
@@ -34,7 +35,7 @@ def prepare_supervisor():
     filter_program(False)
 
 
-def _child(python, env, work, limits, out_w, chan, reduced):
+def _child(python, env, work, limits, out_w, chan, reduced, landlock_fd=None):
     """In the forked child: confine, install the filter, hand the listener over, exec the runner."""
     try:
         import resource
@@ -57,6 +58,10 @@ def _child(python, env, work, limits, out_w, chan, reduced):
         os.dup2(out_w, 1)
         os.dup2(out_w, 2)
         os.dup2(chan, 3)
+        if landlock_fd is not None:
+            # Reduced mode's fence for reads, TCP and signals (Landlock needs no_new_privs first).
+            if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or not landlock.restrict_self(landlock_fd):
+                os._exit(122)
         os.closerange(4, 1 << 16)
         if os.getuid() == 0:
             # Root without a sandbox (reduced mode): no capabilities, not even after exec.
@@ -95,12 +100,13 @@ def _high_fd(fd: int) -> int:
 def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, home: str | None = None,
                env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
                reduced: bool = False, kill_all: bool = False, caps: dict | None = None,
-               control: int | None = None) -> Trace:
+               control: int | None = None, landlock_fd: int | None = None) -> Trace:
     """One run of `job` under the tap. `work`, `tmp` (and `home`) are the roots; reduced=True refuses
     every mutation outside them (no sandbox around us); kill_all=True when we are alone in a PID
     namespace with the run (bwrap): at the end everything but us and init is killed. `control`: the
     socket of whoever asked for the run; it is silent until the answer, so any sign on it means the
-    asker is gone, and the run is killed at once rather than left to its time limit."""
+    asker is gone, and the run is killed at once rather than left to its time limit. `landlock_fd`:
+    a ruleset (landlock.ruleset) the child restricts itself with before exec."""
     roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else [])
     sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
     root_list = sup.roots_out()
@@ -115,7 +121,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     deadline = time.monotonic() + timeout
     pid = os.fork()
     if pid == 0:
-        _child(python, env, work, limits, out_w, theirs_fd, reduced)
+        _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd)
     sup.child_pgid = pid
     os.close(out_w)
     os.close(theirs_fd)
@@ -183,6 +189,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
     poller.register(pidfd, select.POLLIN)
     buffer = bytearray(NOTIF.size)
     chan_fd = chan.fileno()
+    chan_open = True
     out_registered = False
     pending_fds: set = set()
     try:
@@ -201,6 +208,10 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                                 continue
                             raise
                         sup.handle(bytes(buffer))
+                    elif mask & (select.POLLHUP | select.POLLERR):
+                        # No task uses the filter any more (the run is exiting): nothing else can
+                        # come, and polled on, it would wake this loop until the pidfd shows the exit.
+                        poller.unregister(sup.listener)
                 elif event_fd == chan_fd:
                     if mask & select.POLLOUT and sup.outbox:
                         try:
@@ -210,6 +221,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                             pass
                         except OSError:
                             sup.outbox = b""
+                    data = None
                     if mask & select.POLLIN:
                         try:
                             data = os.read(chan_fd, 65536)
@@ -217,6 +229,11 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                             data = None
                         if data:
                             raise Stop("protocol")  # requests come only through write(), which we emulate
+                    if mask & (select.POLLHUP | select.POLLERR) and not data and chan_open:
+                        # The run's end closed it (the process is exiting): polled on, it would wake
+                        # this loop thousands of times before the exit shows on the pidfd.
+                        poller.unregister(chan_fd)
+                        chan_open, sup.outbox = False, b""
                 elif event_fd == out_r:
                     data = os.read(out_r, 65536)
                     if data:
@@ -234,7 +251,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                 elif event_fd in pending_fds:
                     pass
             # Replies to send, and writes deferred until their pipe had room.
-            if sup.outbox:
+            if sup.outbox and chan_open:
                 try:
                     sent = os.write(chan_fd, sup.outbox)
                     sup.outbox = sup.outbox[sent:]
@@ -242,10 +259,10 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                     pass
                 except OSError:
                     sup.outbox = b""
-            if sup.outbox and not out_registered:
+            if sup.outbox and not out_registered and chan_open:
                 poller.modify(chan_fd, select.POLLIN | select.POLLOUT)
                 out_registered = True
-            elif not sup.outbox and out_registered:
+            elif not sup.outbox and out_registered and chan_open:
                 poller.modify(chan_fd, select.POLLIN)
                 out_registered = False
             if sup.pending:

@@ -8,6 +8,7 @@ import os
 import socket
 
 from ..ops import to_json
+from . import landlock
 from .pid1 import become_init
 from .run import prepare_supervisor, run_traced
 
@@ -54,7 +55,8 @@ def serve(pid1: bool = False):
     pid1 (bwrap --as-pid-1) we start as the sandbox's PID 1 and serve from a child (see pid1.py).
 
     {"cmd": "init", "work", "tmp", "home", "modes": {root: mode}, "env", "python", "reduced",
-     "kill_all", "limits"}                                  -> {"ok": true}
+     "kill_all", "limits", "landlock"?: {"read", "write", "devices", "listable"}}
+                                          -> {"ok": true, "landlock": ABI applied or null, "uid"}
     {"cmd": "run", "source", "filename", "job", "timeout", "caps"?} -> the Trace as JSON (ops.to_json);
       caps: {"events", "data", "output"}, the grader's limits for this run (defaults in ops/channel)
     Every run starts from empty roots and ends with every process it started dead.
@@ -72,7 +74,12 @@ def serve(pid1: bool = False):
         command = json.loads(line)
         if command.get("cmd") == "init":
             config = command
-            reply = json.dumps({"ok": True})
+            fence = None
+            if isinstance(command.get("landlock"), dict):
+                rules = command["landlock"]
+                fence = landlock.ruleset(rules["read"], rules["write"], rules["devices"], rules.get("listable", []))
+            config["landlock_fd"] = fence[0] if fence else None
+            reply = json.dumps({"ok": True, "landlock": fence[1] if fence else None, "uid": os.getuid()})
         elif command.get("cmd") == "run" and config is not None:
             roots = [p for p in (config.get("home"), config["work"], config["tmp"]) if p]
             wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
@@ -83,7 +90,7 @@ def serve(pid1: bool = False):
                                python=config["python"], reduced=bool(config.get("reduced")),
                                kill_all=bool(config.get("kill_all")),
                                caps=command.get("caps") if isinstance(command.get("caps"), dict) else None,
-                               control=control.fileno())
+                               control=control.fileno(), landlock_fd=config["landlock_fd"])
             wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
             reply = to_json(trace)
         else:

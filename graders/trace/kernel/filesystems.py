@@ -1,0 +1,17 @@
+"""Where reduced mode must show the disk bubblewrap mode shows: there the temp folder is a file
+system of its own (a tmpfs on /tmp), so a rename or link between it and the home folder fails
+with EXDEV; in reduced mode every root sits on one file system and the supervisor says so itself."""
+
+from __future__ import annotations
+
+import errno
+
+
+def check_same_filesystem(sup, parent_a: str, parent_b: str, call: str):
+    """Raise EXDEV (as the kernel does across mounts) when the two folders lie in roots that
+    bubblewrap mode mounts apart: the temp folder on one side, home or work on the other."""
+    if not sup.reduced:
+        return  # the kernel itself answers EXDEV there
+    a, b = sup.root_for(parent_a), sup.root_for(parent_b)
+    if a is not None and b is not None and (a[0] == "tmp") != (b[0] == "tmp"):
+        raise OSError(errno.EXDEV, call)
