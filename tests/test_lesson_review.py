@@ -230,7 +230,7 @@ def test_the_version_effect_says_the_file_is_refused():
 def test_tokens_used_is_not_context_size_nor_total_spend(text):
     assert "O gasto acumulado de tokens" not in text and "quando o contexto enche" not in text
     for said in ("a soma de usage.output_tokens de todas as respostas do modelo", "Não é o tamanho do contexto",
-                 "input_tokens da última resposta", "cache_read_input_tokens", "entram como tokens de entrada",
+                 "o contexto, até a última resposta, é o input_tokens dela", "cache_read_input_tokens", "entram como tokens de entrada",
                  "Também não é o gasto total", "cada chamada cobra também a entrada"):
         assert said in text, said
     for exercise_id in EXERCISES:
@@ -331,7 +331,10 @@ def test_one_term_per_concept_across_page_exercises_and_messages(text, site_dir)
                     "seus exercícios", "usam a API de Mensagens como dicionários", "que o esvaziou"):
         assert avoided not in everything, avoided
     # Systems text says "diretório": the lesson, the exercises and the judge's messages.
-    for where, body in (("lição", text), ("exercícios", exercises_text), ("mensagens", messages)):
+    files = _flat(" ".join(p.read_text(encoding="utf-8") for e in ("nivel-1", "nivel-2")
+                           for p in (ROOT / "exercises" / e).glob("*") if p.suffix in {".md", ".py"}))
+    assert "troca de nome" not in files and "Isso:" not in files
+    for where, body in (("lição", text), ("exercícios", exercises_text + files), ("mensagens", messages)):
         assert not re.search(r"\bpastas?\b", body), where
     for said in ("Se o processo for morto", "O risco está na janela entre A e B", "trunca (esvazia)",
                  "representam as respostas da API de Mensagens como dicionários", "a contagem volta a zero",
