@@ -216,6 +216,15 @@ def test_a_checkpoint_without_version_is_refused_at_once_by_the_sketch(lesson, s
     assert model.calls == []
 
 
+def test_the_effect_questions_say_which_resume_they_imagine(lesson, saved_points, tmp_path, text):
+    """The sketch stops on a missing field; the effects describe a resume that goes on with defaults,
+    and both the box and the statement say so."""
+    with pytest.raises(KeyError):
+        _resume(_sketch(lesson), {k: v for k, v in saved_points["B"].items() if k != "tokensUsed"}, tmp_path, StrictModel())
+    assert "seguisse com um valor padrão" in text and "para a retomada com KeyError" in text
+    assert "segue com um valor padrão para o que faltar" in text
+
+
 def test_the_version_effect_says_the_file_is_refused():
     question = next(q for q in _meta("nivel-1")["questions"] if q["id"] == "efeito-version")
     right = next(o for o in question["options"] if o.get("correct"))
