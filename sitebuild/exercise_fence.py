@@ -105,7 +105,7 @@ def _writings_html(exercise_id: str, writings: list[dict]) -> str:
     intro = (
         "Para cada campo que você marcou como faltante, diga em suas palavras onde a retomada desmorona sem ele, "
         "antes de responder às perguntas de efeito."
-        if tied else "Primeiro, explique em suas palavras, antes de ver as alternativas. Isto não entra na nota: "
+        if tied else "Primeiro, explique em suas palavras, antes das alternativas. Isto não entra na nota: "
         "depois de verificar, você compara o que escreveu com uma explicação de referência."
     )
     boxes = []

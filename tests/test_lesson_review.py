@@ -420,7 +420,7 @@ def test_the_written_explanation_comes_before_the_choices(html, text, exercise_i
         assert fieldsets[0] < first_box < fieldsets[1]
     else:
         assert first_box < fieldsets[0]
-    assert "Nos exercícios, você escreve a sua explicação antes de ver as alternativas." in text
+    assert "Nos exercícios, a sua explicação escrita vem antes das alternativas." in text
 
 
 # --- notes on every option, never shipped --------------------------------------------------------------
