@@ -26,18 +26,18 @@ WRITERS = {
         "    os.replace(\"checkpoint.json.tmp\", \"checkpoint.json\")\n",
     ),
     "duravel": (
-        "Temporário + os.fsync + os.replace + os.fsync da pasta",
+        "Temporário + os.fsync + os.replace + os.fsync do diretório",
         "import json\nimport os\n\n\ndef save_checkpoint(state):\n"
         "    with open(\"checkpoint.json.tmp\", \"w\", encoding=\"utf-8\") as f:\n"
         "        json.dump(state, f, ensure_ascii=False, indent=2)\n"
         "        f.flush()\n"
         "        os.fsync(f.fileno())\n"
         "    os.replace(\"checkpoint.json.tmp\", \"checkpoint.json\")\n"
-        "    pasta = os.open(\".\", os.O_RDONLY)\n"
+        "    diretorio = os.open(\".\", os.O_RDONLY)\n"
         "    try:\n"
-        "        os.fsync(pasta)\n"
+        "        os.fsync(diretorio)\n"
         "    finally:\n"
-        "        os.close(pasta)\n",
+        "        os.close(diretorio)\n",
     ),
 }
 SHOWN_BYTES = 240
@@ -114,6 +114,6 @@ def _where(ev, cut) -> str:
         return (f"no meio da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {name}, "
                 f"depois de {plural(cut, 'byte', 'bytes')}")
     return "logo depois " + {
-        "open": f"da abertura de {name}", "write": f"da escrita em {name}", "rename": f"da troca de nome de {name}",
+        "open": f"da abertura de {name}", "write": f"da escrita em {name}", "rename": f"da renomeação de {name}",
         "fsync": f"do os.fsync de {name}", "truncate": f"do truncamento de {name}",
     }.get(ev.kind, f"da operação {ev.kind} em {name}")

@@ -103,9 +103,10 @@ def _writings_html(exercise_id: str, writings: list[dict]) -> str:
         return ""
     tied = any(w.get("option") for w in writings)
     intro = (
-        "Para cada campo que você marcou como faltante, diga em suas palavras onde a retomada desmorona sem ele."
-        if tied else "Explique também em suas palavras. Isto não entra na nota: depois de verificar, "
-        "você compara o que escreveu com uma explicação de referência."
+        "Para cada campo que você marcou como faltante, diga em suas palavras onde a retomada desmorona sem ele, "
+        "antes de responder às perguntas de efeito."
+        if tied else "Primeiro, explique em suas palavras, antes das alternativas. Isto não entra na nota: "
+        "depois de verificar, você compara o que escreveu com uma explicação de referência."
     )
     boxes = []
     for w in writings:
@@ -118,6 +119,19 @@ def _writings_html(exercise_id: str, writings: list[dict]) -> str:
             f'<textarea id="{ident}" name="{ident}" rows="3" spellcheck="true"></textarea></div>'
         )
     return f'<div class="exercise-writings"><p class="exercise-writings__intro">{intro}</p>{"".join(boxes)}</div>'
+
+
+def _body_html(exercise_id: str, data: dict) -> str:
+    """Questions and writing boxes, explanation first (the lesson's first objective asks students to
+    explain): boxes tied to an option come right after the question that shows them, before the
+    other questions; free boxes come before every question."""
+    questions, writings = data.get("questions", []), data.get("writings", [])
+    boxes = _writings_html(exercise_id, writings)
+    anchor = next((w["question"] for w in writings if w.get("option")), None)
+    if anchor is None:
+        return boxes + _questions_html(exercise_id, questions)
+    at = next(i for i, q in enumerate(questions) if q["id"] == anchor) + 1
+    return _questions_html(exercise_id, questions[:at]) + boxes + _questions_html(exercise_id, questions[at:])
 
 
 def _widget_data(exercise_id: str, data: dict) -> str:
@@ -147,7 +161,7 @@ def format_exercise(src, language, class_name, options, md, **kwargs):
     """SuperFences formatter: the fence body is the exercise id."""
     exercise_id = src.strip()
     data = load_exercise(exercise_id)
-    body = _questions_html(exercise_id, data.get("questions", [])) + _writings_html(exercise_id, data.get("writings", []))
+    body = _body_html(exercise_id, data)
     return (
         f'<section class="exercise" data-exercise="{exercise_id}" data-kind="{html.escape(data.get("kind", ""))}" '
         f'aria-label="Exercício: {html.escape(data["title"])}" {_widget_data(exercise_id, data)}>'

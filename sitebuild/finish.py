@@ -32,6 +32,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitebuild.exercise_notes import NoteError, strip_notes
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -105,7 +107,13 @@ def bundle_bytes(root: Path) -> bytes:
         for path in paths:
             info = zipfile.ZipInfo(path.relative_to(root).as_posix(), FIXED_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED
-            zf.writestr(info, path.read_bytes())
+            data = path.read_bytes()
+            if path.name == "exercise.toml":  # the reviewers' notes stay out of the site
+                try:
+                    data = strip_notes(data.decode("utf-8")).encode("utf-8")
+                except NoteError as exc:
+                    raise BuildError(f"{path}: {exc}") from None
+            zf.writestr(info, data)
     return buffer.getvalue()
 
 

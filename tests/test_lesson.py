@@ -161,7 +161,9 @@ def test_nivel_1_criteria_are_the_contract():
     fields = [o["id"] for o in meta["questions"][0]["options"]]
     assert sorted(fields) == sorted(PROTOCOL_KEYS + ["createdAt", "model"])
     ids = [c["id"] for c in meta["criteria"]]
-    assert ids == ["campos-faltantes"] + [f"explica-{k}" for k in sorted(fields, key=str.lower)] + ["seis-campos"]
+    # The protocol's order, the two non-fields last (issue 27: "Efeito 1" asked about createdAt).
+    assert ids == ["campos-faltantes"] + [f"explica-{k}" for k in PROTOCOL_KEYS + ["createdAt", "model"]] + ["seis-campos"]
+    assert [q["criterion"] for q in meta["questions"]] == ids[:-1]
     assert [c["title"] for c in meta["criteria"][1:-1]] == [f"Efeito {n}" for n in range(1, 9)]
     # A written-answer box for every field the student may mark, missing or not.
     assert sorted(w["option"] for w in meta["writings"]) == sorted(fields)
@@ -218,7 +220,7 @@ def test_lesson_facts_are_right(lesson):
     text = " ".join(lesson.text.split())
     assert "EXDEV" in text and "Invalid cross-device link" in text
     assert "vira uma cópia" not in text and "shutil.move" in text  # only shutil.move falls back to a copy
-    assert "os.fsync na pasta, depois da troca" in text and "antes da troca" in text  # what each fsync protects
+    assert "os.fsync no diretório, depois da substituição" in text and "antes da substituição" in text  # what each fsync protects
     assert "UnicodeDecodeError" in text and "JSONDecodeError" in text
     assert "50 *a mais*" not in text and "a mais a cada queda" not in text and "nunca disparar" in text
     assert "a atomicidade não é garantida" in text and "PermissionError" in text
@@ -296,8 +298,8 @@ def test_nivel_2_statement_describes_the_judge_truthfully(lesson):
     for said in ("Seu código roda uma vez", "camada de arquivos do Pyodide", "kernel do sistema operacional",
                  "depois de cada operação, no meio de cada escrita no checkpoint, durante cada chamada de ferramenta "
                  "e durante cada chamada ao modelo",
-                 "O arquivo julgado é o checkpoint.json da pasta em que run_agent roda (a pasta atual)",
-                 "não são julgados", "você pode apagar ou arquivar o checkpoint.json",
+                 "O arquivo julgado é o checkpoint.json do diretório em que run_agent roda (o diretório atual)",
+                 "não são julgados", "apagar ou arquivar o checkpoint.json depois da resposta final é permitido",
                  "falta de energia deixaria", "não conta para a nota"):
         assert said in text, said
 
@@ -393,8 +395,9 @@ def test_the_quiz_feedback_names_both_decoding_errors():
 
 def test_a_resume_sketch_loads_checks_the_version_and_continues(lesson):
     sketch = next(b.text for b in lesson.code_blocks if "json.load(f)" in b.text)
-    assert len(sketch.strip().splitlines()) == 6
-    assert sketch.index("json.load(f)") < sketch.index('state.get("version") != 1') < sketch.index("call_model(")
+    assert len(sketch.strip().splitlines()) <= 10
+    assert (sketch.index("json.load(f)") < sketch.index('state.get("version") != 1')
+            < sketch.index('state["pendingToolUse"] is not None') < sketch.index("call_model("))
 
 
 def test_pending_tool_use_is_written_as_a_dict_not_a_set(lesson):
@@ -425,4 +428,4 @@ def test_the_quiz_comes_before_the_paragraph_that_answers_it(lesson):
     headings = list(lesson.headings)
     assert headings.index("como-salvar") < headings.index("quiz-sobrescrita") < headings.index("nao-atomico")
     text = _flat(lesson.text)
-    assert text.index("Qual é o problema disso?") < text.index("esvazia o arquivo antigo na hora")
+    assert text.index("Qual é o problema disso?") < text.index("trunca (esvazia) o arquivo antigo na hora")

@@ -12,10 +12,10 @@ def save_checkpoint(state):
         "messages": state["messages"],
         "pendingToolUse": state["pendingToolUse"],
     }
-    # O exercício pede só os seis campos. Mesmo assim, a gravação usa o temporário na mesma
-    # pasta e os.replace: se o processo morrer no meio, checkpoint.json continua sendo a versão
+    # O exercício pede só os seis campos. Mesmo assim, a gravação usa o temporário no mesmo
+    # diretório e os.replace: se o processo morrer no meio, checkpoint.json continua sendo a versão
     # anterior inteira. Contra falta de energia isso não basta: faltariam os.fsync no
-    # temporário e na pasta, como no Nível 2.
+    # temporário e no diretório, como no Nível 2.
     with open("checkpoint.json.tmp", "w", encoding="utf-8") as f:
         f.write(json.dumps(checkpoint, ensure_ascii=False))
     os.replace("checkpoint.json.tmp", "checkpoint.json")

@@ -4,20 +4,20 @@ import os
 
 def save_checkpoint(state):
     final_path = "checkpoint.json"
-    tmp_path = final_path + ".tmp"  # na mesma pasta: a troca de nome continua atômica
+    tmp_path = final_path + ".tmp"  # no mesmo diretório: a substituição continua atômica
 
     with open(tmp_path, "w", encoding="utf-8") as f:
         f.write(json.dumps(state, ensure_ascii=False, indent=2))
         f.flush()
-        os.fsync(f.fileno())  # os bytes do temporário vão para o disco antes da troca
+        os.fsync(f.fileno())  # os bytes do temporário vão para o disco antes da substituição
 
     # Se o processo morrer em qualquer ponto, checkpoint.json é a versão anterior ou a nova,
     # sempre inteira.
     os.replace(tmp_path, final_path)
 
-    # Contra falta de energia, a troca de nome também precisa ir para o disco: fsync na pasta.
+    # Contra falta de energia, a renomeação também precisa ir para o disco: fsync no diretório.
     # Com os dois fsync, o checkpoint resiste a uma falta de energia no Linux (no macOS, só com
-    # fcntl.F_FULLFSYNC). No Windows não dá para abrir uma pasta com os.open: lá, pula-se.
+    # fcntl.F_FULLFSYNC). No Windows não dá para abrir um diretório com os.open: lá, pula-se.
     if os.name == "posix":
         folder = os.open(".", os.O_RDONLY)
         try:

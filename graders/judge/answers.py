@@ -21,7 +21,7 @@ def _strip(text: str) -> str:
 
 
 def _without_praise(text: str) -> str:
-    return re.sub(r"^Isso[.:]\s*", "", text, count=1)
+    return re.sub(r"^Certo[.:]\s*", "", text, count=1)
 
 
 def _grade_question(question: dict, answer) -> tuple[bool, list[str], str]:
@@ -80,7 +80,7 @@ def grade_answers(exercise_id: str, answers: dict | None, revealed=()) -> dict[s
         if notes:
             result = CriterionResult(criterion, False, " ".join(notes))
         else:
-            # One "Isso:" for the criterion, not one per question.
+            # One "Certo:" for the criterion, not one per question.
             praise = praise[:1] + [_without_praise(p) for p in praise[1:]]
             result = CriterionResult(criterion, True, hint=" ".join(p[:1].upper() + p[1:] for p in praise))
         if criterion in revealed:

@@ -61,7 +61,7 @@ def describe(report: dict) -> str:
     message = f"{name}: {text}" if text else name
     if "EXDEV" in text:
         message += (" — EXDEV: o temporário está em outro sistema de arquivos (como /tmp em muitas máquinas), e "
-                    "os.replace só troca arquivos dentro do mesmo; crie o temporário na pasta do checkpoint")
+                    "os.replace só substitui arquivos dentro do mesmo; crie o temporário no diretório do checkpoint")
     frames = _frames(report)
     if frames:
         lineno, func, line = frames[-1]

@@ -91,7 +91,7 @@ def judge(trace: Trace) -> CriterionResult:
         files = pauses[n]
         path = main_checkpoint(files, work.path) if work else None
         if path is None:
-            return CriterionResult(CID, False, f"{label}: nenhum {CHECKPOINT} apareceu na pasta.")
+            return CriterionResult(CID, False, f"{label}: nenhum {CHECKPOINT} apareceu no diretório.")
         shown = path[len(work.path.rstrip("/")) + 1:]
         content = files[path]
         try:
@@ -122,7 +122,7 @@ def _final_problem(trace: Trace, work: str, last: dict) -> CriterionResult | Non
     path = main_checkpoint(final, work)
     content = final.get(path) if path else None
     if content is None:
-        return CriterionResult(CID, False, f"Ao fim da execução, {label}, não havia nenhum {CHECKPOINT} na pasta.")
+        return CriterionResult(CID, False, f"Ao fim da execução, {label}, não havia nenhum {CHECKPOINT} no diretório.")
     try:
         saved = json.loads(content.decode("utf-8-sig"))
     except (ValueError, RecursionError, UnicodeDecodeError):

@@ -105,7 +105,7 @@ class Nivel2Judge:
             return ("Não dá para avaliar as quedas: run_agent não chegou à resposta final do modelo"
                     + (f" ({why})" if why else f" (veja “{TITLES['executavel']}”)") + ".")
         if not self.written():
-            return (f"run_agent terminou sem gravar {CHECKPOINT} na pasta em que roda (nem em checkpoints/{CHECKPOINT}): "
+            return (f"run_agent terminou sem gravar {CHECKPOINT} no diretório em que roda (nem em checkpoints/{CHECKPOINT}): "
                     "é esse o arquivo que a retomada lê e que o corretor julga.")
         return ""
 
@@ -383,8 +383,9 @@ class Nivel2Judge:
                     return CriterionResult(
                         cid, False,
                         f"{when}: tokensUsed = {saved['tokensUsed']}, mas os checkpoints anteriores ({before}) contavam de outro "
-                        "jeito. tokensUsed é a soma de usage.output_tokens das respostas recebidas: conte sempre do mesmo "
-                        "jeito (somando ou não a primeira resposta), sem recomeçar nem trocar a soma por uma atribuição.",
+                        "jeito. tokensUsed é a soma de usage.output_tokens de todas as respostas recebidas, a primeira "
+                        "inclusive: some cada resposta uma vez, logo que ela chega, sem recomeçar nem trocar a soma por "
+                        "uma atribuição.",
                         disk=disk_view(when, self.shown, state.content))
         if not seen:
             return CriterionResult(cid, False, "Nenhum checkpoint completo foi gravado durante a execução.")

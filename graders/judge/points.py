@@ -39,7 +39,7 @@ class Paths:
                 if role == "work":
                     return rest
                 if role == "tmp":
-                    return f"{rest}, na pasta temporária do sistema"
+                    return f"{rest}, no diretório temporário do sistema"
                 return f"~/{rest}" if role == "home" else path
         return path or "?"
 
@@ -145,13 +145,13 @@ class CrashPoints:
         name = self.paths.name(path) if path else "um arquivo"
         return {
             "open": f"da abertura de {name} para escrita" + (" (criado agora)" if ev.created else "")
-                    + (", que o esvaziou" if ev.trunc else ""),
+                    + (", que o truncou" if ev.trunc else ""),
             "write": f"da escrita de {plural(len(ev.data), 'byte', 'bytes')} em {name}",
             "truncate": f"do truncamento de {name} para {plural(ev.length, 'byte', 'bytes')}",
-            "rename": f"da troca de nome de {name} para {self.paths.name(ev.path2)}",
+            "rename": f"da renomeação de {name} para {self.paths.name(ev.path2)}",
             "unlink": f"da remoção de {name}",
-            "rmdir": f"da remoção da pasta {name}",
-            "mkdir": f"da criação da pasta {name}",
+            "rmdir": f"da remoção do diretório {name}",
+            "mkdir": f"da criação do diretório {name}",
             "link": f"do link {name}",
             "symlink": f"do link simbólico {name}",
             "fsync": f"do os.fsync de {name}",
@@ -163,16 +163,16 @@ class CrashPoints:
 
 
 def folders(trace: Trace, paths: Paths) -> dict[int, str]:
-    """The folders a run can fsync, by node, as the student calls them (“da pasta do projeto”)."""
-    roles = {"work": "da pasta do projeto", "tmp": "da pasta temporária", "home": "da pasta pessoal"}
-    found = {r.node: roles.get(r.role, f"da pasta {r.path}") for r in trace.roots}
+    """The folders a run can fsync, by node, as the student calls them (“do diretório do projeto”)."""
+    roles = {"work": "do diretório do projeto", "tmp": "do diretório temporário", "home": "do diretório pessoal"}
+    found = {r.node: roles.get(r.role, f"do diretório {r.path}") for r in trace.roots}
     for root in trace.roots:
         for entry in root.entries:
             if entry.get("kind") == "dir" and entry.get("name"):
-                found.setdefault(entry.get("node"), f"da pasta {entry['name']}")
+                found.setdefault(entry.get("node"), f"do diretório {entry['name']}")
     for ev in trace.events:
         if ev.ok and ev.kind == "mkdir" and ev.path:
-            found.setdefault(ev.node, f"da pasta {paths.show(ev.path)}")
+            found.setdefault(ev.node, f"do diretório {paths.show(ev.path)}")
     return found
 
 

@@ -38,7 +38,7 @@ def check_power(judge, failed: set = frozenset()):
 def _unreadable(judge, point, content: bytes) -> str:
     label = judge.label(point)
     renamed = _renamed_into_place(judge, point.state.first)
-    why = ("a troca de nome pode chegar ao disco antes dos dados do arquivo temporário. Antes de trocar, chame "
+    why = ("a renomeação pode chegar ao disco antes dos dados do arquivo temporário. Antes de renomear, chame "
            "f.flush() e os.fsync(f.fileno()) no temporário" if renamed else
            "o que não foi sincronizado com os.fsync pode se perder. Chame f.flush() e os.fsync(f.fileno()) "
            "antes de considerar a gravação feita")
@@ -55,8 +55,8 @@ def _renamed_into_place(judge, index: int) -> bool:
 
 def _why(state) -> str:
     if state.durable != state.content and state.kept == state.content:
-        return ("A troca de nome (ou a criação do arquivo) só fica garantida no disco depois de um os.fsync na "
-                "pasta: abra-a com os.open(pasta, os.O_RDONLY) e chame os.fsync nela depois da troca "
+        return ("A renomeação (ou a criação do arquivo) só fica garantida no disco depois de um os.fsync no "
+                "diretório: abra-o com os.open(diretorio, os.O_RDONLY) e chame os.fsync nele depois da renomeação "
                 "(em POSIX; no Windows isso não existe).")
-    return ("Os dados só ficam garantidos no disco depois de os.fsync no arquivo, e a troca de nome depois de "
-            "os.fsync na pasta.")
+    return ("Os dados só ficam garantidos no disco depois de os.fsync no arquivo, e a renomeação depois de "
+            "os.fsync no diretório.")

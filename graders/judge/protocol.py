@@ -87,9 +87,10 @@ def problems(state, *, task: str, conversation: list, tokens_allowed: set[int]) 
             found.append(f"`tokensUsed` deveria ser um inteiro, mas é {brief(tokens)}")
         elif tokens not in tokens_allowed:
             found.append(
-                f"`tokensUsed` é {tokens}, mas a soma de usage.output_tokens das respostas recebidas até ali é "
-                + " ou ".join(str(t) for t in sorted(tokens_allowed, reverse=True))
-                + (" (contando ou não a primeira)" if len(tokens_allowed) > 1 else "")
+                # Only the full sum is named: a count that skips the first answer is tolerated (the seed's
+                # loop sums inside the while), never advised.
+                f"`tokensUsed` é {tokens}, mas a soma de usage.output_tokens de todas as respostas recebidas até "
+                f"ali, a primeira inclusive, é {max(tokens_allowed)}"
             )
     if "pendingToolUse" in state:
         pending = state["pendingToolUse"]

@@ -65,7 +65,7 @@ def test_file_fsync_without_directory_fsync_advises_the_directory():
     results, _ = verdict(run_agent(save=lambda b, s: b.save_atomic(s, fsync=True)))
     assert passed(results) == ALL
     hints = " ".join(r.hint for r in results.values())
-    assert "pasta" in hints
+    assert "os.fsync no diretório" in hints and "pasta" not in hints
     # The code saved point A; only a power loss could lose it: never ask for a save already there.
     assert "O código gravou o ponto A" in results["ponto-a"].hint
     assert "Grave o ponto A" not in hints
@@ -82,8 +82,8 @@ def test_a_folders_fsync_is_named_as_the_folder():
     # A folder opened with os.open has no path in the kernel's trace: only its node.
     b.events += [Event("fsync", node=b.dirs[WORK]), Event("fsync", node=b.dirs[WORK + "/checkpoints"])]
     points = CrashPoints(b.trace(), [], 3, "checkpoint.json")
-    assert points.what(b.events[-2]) == "do os.fsync da pasta do projeto"
-    assert points.what(b.events[-1]) == "do os.fsync da pasta checkpoints"
+    assert points.what(b.events[-2]) == "do os.fsync do diretório do projeto"
+    assert points.what(b.events[-1]) == "do os.fsync do diretório checkpoints"
     assert "?" not in points.what(Event("write", node=999, data=b"x"))
 
 

@@ -1,6 +1,6 @@
 # why: writes the checkpoint in place through a dup()-ed descriptor: the tap follows the file (its inode), not the descriptor
 # expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
-# says: esvaziou
+# says: truncou
 import json
 import os
 
