@@ -371,11 +371,14 @@ def test_weights_from_a_pesos_file_change_the_score_by_the_formula():
 def test_a_new_fact_of_the_report_reaches_every_format_that_has_a_header():
     from graders.cli import classreport, formats, metadata
 
-    meta = {**metadata.describe(True, False, ["nivel-2"]), "fences": {"rede": "bloqueada"}}
+    fences = {"bubblewrap": False, "landlock": 7, "uid_drop": True, "seccomp": True}
+    meta = metadata.describe(False, False, ["nivel-2"], fences=fences)
     built = classreport.build([], ["nivel-2"], "nivel-2", meta, [])
-    assert json.loads(formats.render("json", built))["report"]["fences"] == {"rede": "bloqueada"}
+    assert json.loads(formats.render("json", built))["report"]["fences"] == fences
     for fmt in ("text", "planilha", "html"):
-        assert "Cercas em vigor: rede: bloqueada" in formats.render(fmt, built), fmt
+        rendered = formats.render(fmt, built)
+        assert "Cercas em vigor: bubblewrap: não; Landlock: sim (ABI 7" in rendered, fmt
+        assert "outro usuário: sim" in rendered, fmt
 
 
 def test_the_pesos_option_reads_a_toml_file(turma, tmp_path):

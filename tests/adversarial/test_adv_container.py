@@ -95,7 +95,7 @@ def test_report_lists_the_fences_in_effect(container_run):
     meta = json.loads(run.out)["report"]
     assert meta["isolation"] == "reduzido"
     assert meta["fences"] == {"bubblewrap": False, "landlock": landlock.abi(), "uid_drop": ROOT, "seccomp": True}
-    assert "Landlock" in meta["isolation_text"]
+    assert "Landlock" in meta["fences_text"]
 
 
 def test_submission_is_not_root(container_run):
@@ -113,7 +113,7 @@ def test_host_files_stay_out(container_run):
     text = _message(run, files)
     if not landlock.abi():
         # A kernel without Landlock: reads are not fenced, and the report must say so in plain words.
-        assert "pode ler tudo" in json.loads(run.out)["report"]["isolation_text"]
+        assert "pode ler tudo" in json.loads(run.out)["report"]["fences_text"]
         return
     for what in ("shadow", "passwd", "root"):
         assert re.search(rf"\b{what}=PermissionError\b", text), f"{what}: {text[:600]}"
@@ -149,7 +149,7 @@ def test_without_landlock_it_still_grades_and_says_what_is_not_fenced(tmp_path):
     assert [e["passed"] for e in report(run, files)] == [False, True]
     meta = json.loads(run.out)["report"]
     assert meta["fences"] == {"bubblewrap": False, "landlock": None, "uid_drop": ROOT, "seccomp": True}
-    for text in (meta["isolation_text"], run.err):
+    for text in (meta["fences_text"], run.err):
         assert "Landlock: não (o código dos alunos pode ler tudo o que o usuário da CLI lê" in text, text
 
 
@@ -172,7 +172,7 @@ def test_root_that_cannot_change_user_still_fences_reads(tmp_path):
     assert_sibling_passes(report(run, files), files[-1])
     meta = json.loads(run.out)["report"]
     assert meta["fences"] == {"bubblewrap": False, "landlock": landlock.abi(), "uid_drop": False, "seccomp": True}
-    assert "outro usuário: não" in meta["isolation_text"]
+    assert "outro usuário: não" in meta["fences_text"]
     text = _message(run, files)
     if landlock.abi():
         for what in ("shadow", "passwd", "root"):
