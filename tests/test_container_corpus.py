@@ -31,7 +31,10 @@ def container_verdicts():
         assert len(document["submissions"]) == len(files)
         for entry in document["submissions"]:
             path = next(f for f in files if f.endswith("/" + entry["file"].rsplit("/", 1)[-1]))
-            verdicts[(exercise, path)] = {c["id"]: c["passed"] for c in entry.get("criteria", [])}
+            # The criteria this file was judged on (a .py answers no question: those are listed as
+            # "só no arquivo exportado", with the rest of the assignment).
+            verdicts[(exercise, path)] = {c["id"]: c["passed"] for c in entry.get("criteria", [])
+                                          if c.get("state") in ("ok", "falhou")}
     return verdicts, warnings
 
 
