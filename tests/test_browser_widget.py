@@ -339,7 +339,7 @@ def test_export_downloads_every_answer_in_the_cli_format(lesson, tmp_path):
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["format"] == "checkpoints-licao-2/respostas" and doc["version"] == 2
+    assert doc["format"] == "checkpoints-licao-2/respostas" and doc["version"] == 3
     assert set(doc["exercises"]) == {"quiz-sobrescrita", "nivel-1", "nivel-2"}
     from graders.grading import grade
     from graders.submission import read
@@ -950,7 +950,7 @@ def test_failing_reveals_no_answer_and_mostrar_a_resposta_does_and_is_exported(b
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
-    assert doc["version"] == 2 and doc["exercises"][exercise_id]["revealed"] == [target]
+    assert doc["version"] == 3 and doc["exercises"][exercise_id]["revealed"] == [target]
     assert recorder.console_errors == []
     context.close()
     run = subprocess.run([sys.executable, "-m", "graders", exercise_id, str(path), "--isolamento", "reduzido"],
