@@ -6,7 +6,8 @@ Everything else the site needs is done here, on the finished folder, by plain Py
 1. vendor the pinned Pyodide runtime from node_modules/ into `pyodide/` (no CDN);
 2. pack the graders and the exercise files into `assets/python/lesson.zip` (the page's Python);
 3. tag every page: whether the service worker is on (a meta tag offline.js reads), every code
-   block and row of tabs focusable (it may scroll sideways), the first
+   block and row of tabs focusable (it may scroll sideways), code annotations in their final
+   form (code_notes.py), the first
    paint's palette (palette_first_paint.js), the theme's script deferred and, on pages with
    exercises, the inline script that starts Python first thing in <head> and the theme's script
    loaded at the reader's first gesture (theme_on_demand.js);
@@ -31,6 +32,8 @@ import shutil
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from sitebuild.code_notes import render_code_notes
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -191,6 +194,7 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
     elif "</head>" in html:
         html = html.replace("</head>", tag + "\n</head>", 1)
     html = SCROLLING_REGION.sub(lambda m: m.group(1) + FOCUSABLE, html)
+    html = render_code_notes(html)
     exercises = EXERCISE_SECTION in html
     theme = THEME_SCRIPT.search(html)
     if theme and not theme.group(1):  # as the builder wrote it

@@ -91,9 +91,9 @@ def test_lesson_with_a_failed_check_has_no_serious_wcag_violations(palette_sessi
     section = widget(page, "nivel-2")
     assert section.locator("li[data-state='falhou'] .exercise-criterion__message").first.is_visible()
     assert section.locator(".exercise-timeline").is_visible()
-    # The theme's script has come by now (after the gestures, once Python was idle): what it builds too.
-    page.wait_for_function(THEME_LOADED, timeout=60_000)
-    page.wait_for_function("document.querySelectorAll('a.md-annotation__index[aria-label]').length >= 3")
+    # With the theme's script too (it comes when the reader reaches for the search): what it builds.
+    load_theme(page)
+    page.wait_for_function("document.querySelector('.md-code__button') !== null")
     assert_no_serious_violations(page, f"the lesson with a failed check ({palette})")
     # Then a run that fails: its traceback and "go to line" button, the check above now outdated.
     set_code(page, "nivel-2", ERROR_ON_LINE_3)
