@@ -7,7 +7,7 @@ Everything else the site needs is done here, on the finished folder, by plain Py
 2. pack the graders and the exercise files into `assets/python/lesson.zip` (the page's Python);
 3. tag every page: whether the service worker is on (a meta tag offline.js reads), every code
    block and row of tabs focusable (it may scroll sideways), code annotations in their final
-   form (code_notes.py), the first
+   form (code_notes.py) and copy buttons (code_copy.py), the first
    paint's palette (palette_first_paint.js), the theme's script deferred and, on pages with
    exercises, the inline script that starts Python first thing in <head> and the theme's script
    loaded only when the reader reaches for the search (theme_on_demand.js);
@@ -33,6 +33,7 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitebuild.code_copy import add_copy_buttons
 from sitebuild.code_notes import render_code_notes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -195,6 +196,7 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
         html = html.replace("</head>", tag + "\n</head>", 1)
     html = SCROLLING_REGION.sub(lambda m: m.group(1) + FOCUSABLE, html)
     html = render_code_notes(html)
+    html = add_copy_buttons(html)
     exercises = EXERCISE_SECTION in html
     theme = THEME_SCRIPT.search(html)
     if theme and not theme.group(1):  # as the builder wrote it

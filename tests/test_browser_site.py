@@ -14,7 +14,7 @@ THEME_LOADED = "document.documentElement.classList.contains('js')"
 def load_theme(page):
     """Has the theme's script run on the page now. On the lesson it comes only when the reader
     reaches for the search (sitebuild/theme_on_demand.js): a pointer on its entry loads it."""
-    page.locator(".md-search__form, label[for='__search'].md-header__button").filter(visible=True).first.hover()
+    page.locator(".md-search__form, .md-search__button, label[for='__search'].md-header__button").filter(visible=True).first.hover()
     page.wait_for_function(THEME_LOADED, timeout=60_000)
 
 

@@ -93,3 +93,21 @@ def test_the_lesson_on_a_phone_with_a_note_open_has_no_serious_wcag_violations(p
     load_theme(page)
     assert page.evaluate(THEME_LOADED)
     assert_no_serious_violations(page, "a lição a 390 px, depois do script do tema")
+
+
+def test_a_code_blocks_copy_button_copies_its_code_without_the_note_markers(browser, site_url):
+    context = browser.new_context(**PHONE)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    try:
+        page = context.new_page()
+        page.goto(site_url + "licao-2/")
+        assert page.locator("div.highlight > pre > nav .md-code__button").count() >= 3  # in the built page
+        page.locator(".lesson-annotated").first.get_by_role("button", name="Copiar o código").click()
+        page.wait_for_function("document.querySelector('.lesson-visually-hidden[role=status]')?.textContent.includes('copiado')")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert '    state["pendingToolUse"] = {\n        "id": block["id"],' in copied
+        # Where the markers (2) and (3) stood, the line ends with the code.
+        assert '    state["pendingToolUse"] = None\n' in copied and '.get("output_tokens") or 0\n' in copied
+        assert not page.evaluate(THEME_LOADED)
+    finally:
+        context.close()

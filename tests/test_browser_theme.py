@@ -76,11 +76,12 @@ def test_the_theme_loads_only_when_the_reader_reaches_for_the_search(fresh, site
     page.evaluate("scrollTo(0, 0)")
     page.locator(".md-search__form").hover()
     page.wait_for_function(THEME_LOADED)
-    page.wait_for_function("document.querySelector('.md-code__button') !== null")
     # a11y.js names what the theme built, once it has built it.
     page.wait_for_function("document.querySelector('.md-search[role=dialog]')?.hasAttribute('aria-label')")
+    # The build made the code notes and the copy buttons; the theme adds neither again.
     assert page.locator(".md-annotation").count() == 0
     assert page.locator(".lesson-note-marker").count() >= 3
+    assert page.locator(".md-code__button").count() == page.locator("div.highlight > pre").count()
     page.mouse.wheel(0, 400)
     page.keyboard.press("Tab")
     page.wait_for_timeout(300)

@@ -1,4 +1,4 @@
-"""The build's code notes (sitebuild/code_notes.py) on the HTML the builders write."""
+"""The build's code notes and copy buttons (sitebuild/code_notes.py, code_copy.py) on the builders' HTML."""
 
 from __future__ import annotations
 
@@ -34,3 +34,11 @@ def test_a_list_after_a_block_without_markers_is_left_as_written():
     assert render_code_notes(plain) == plain
     # Markers beyond the list are not annotations either.
     assert render_code_notes(BLOCK.replace("# (2)", "# (3)")) == BLOCK.replace("# (2)", "# (3)")
+
+
+def test_every_highlighted_block_gets_one_copy_button_once():
+    from sitebuild.code_copy import add_copy_buttons
+
+    titled = BLOCK.replace("<pre>", '<span class="filename">a.py</span><pre>', 1)
+    once = add_copy_buttons(BLOCK + titled)
+    assert once.count('data-lesson-copy') == 2 and add_copy_buttons(once) == once
