@@ -169,6 +169,7 @@ SCROLLING_REGION = re.compile(
     r'(<pre\b[^>]*>(?:<span></span>)?<code\b|<div class="tabbed-labels\b[^"]*")(?![^>]*\btabindex=)'
 )
 FOCUSABLE = ' tabindex="0"'
+SEARCH_DIALOG = re.compile(r'(<div class="md-search"[^>]*\brole="dialog")(?![^>]*\baria-label=)([^>]*)>')
 
 
 def inline_script(name: str) -> str:
@@ -197,6 +198,9 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
     html = SCROLLING_REGION.sub(lambda m: m.group(1) + FOCUSABLE, html)
     html = render_code_notes(html)
     html = add_copy_buttons(html)
+    # The search is shown from the first paint (lesson.css), before the theme's script names its
+    # dialog (a11y.js): named here (axe: aria-dialog-name).
+    html = SEARCH_DIALOG.sub(r'\1\2 aria-label="Busca no site">', html)
     exercises = EXERCISE_SECTION in html
     theme = THEME_SCRIPT.search(html)
     if theme and not theme.group(1):  # as the builder wrote it
