@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 
-# A highlighted block, with its file name when it has one (`title=` on the fence).
+# A highlighted block (with its file name when it has one): the button goes after its code, inside
+# <pre> (the theme's place for it), leaving `<pre><span></span><code` as the other steps read it.
 CODE_BLOCK = re.compile(
-    r'(<div class="language-[^"]*\bhighlight\b[^"]*">(?:<span class="filename">[^<]*</span>)?<pre\b[^>]*>)'
-    r'(?!<nav class="md-code__nav")'
+    r'(<div class="language-[^"]*\bhighlight\b[^"]*">(?:(?!</pre>).)*?</code>)(?!<nav class="md-code__nav")(?=</pre>)',
+    re.S,
 )
 COPY_BUTTON = (
     '<nav class="md-code__nav"><button type="button" class="md-code__button" data-md-type="copy"'
