@@ -6,10 +6,11 @@ Everything else the site needs is done here, on the finished folder, by plain Py
 1. vendor the pinned Pyodide runtime from node_modules/ into `pyodide/` (no CDN);
 2. pack the graders and the exercise files into `assets/python/lesson.zip` (the page's Python);
 3. tag every page: whether the service worker is on (a meta tag offline.js reads), every code
-   block and row of tabs focusable (it may scroll sideways), the first
+   block and row of tabs focusable (it may scroll sideways), code annotations in their final
+   form (code_notes.py) and copy buttons (code_copy.py), the first
    paint's palette (palette_first_paint.js), the theme's script deferred and, on pages with
    exercises, the inline script that starts Python first thing in <head> and the theme's script
-   loaded at the reader's first gesture (theme_on_demand.js);
+   loaded only when the reader reaches for the search (theme_on_demand.js);
 4. write the build's fingerprint and file list into `sw.js` (last: it hashes all of the above);
 5. check the result: every exercise of the Markdown rendered, Pyodide complete, `sw.js`
    fingerprinted, every page tagged, no Python source published, nothing loaded from another origin.
@@ -32,6 +33,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from sitebuild.code_copy import add_copy_buttons
+from sitebuild.code_notes import render_code_notes
 from sitebuild.exercise_notes import NoteError, strip_notes
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,8 +158,8 @@ CHARSET = '<meta charset="utf-8">'
 HERE = Path(__file__).resolve().parent
 # The theme's script closes <body> without `defer`: the browser may not paint the text before it
 # has run. Deferred, it still runs before the page's module scripts (same document order). On pages
-# with exercises it waits for the reader's first gesture instead (theme_on_demand.js): there it is
-# ~1.5 s of a phone's main thread that neither the text nor Python's start needs (see README).
+# with exercises it comes only when the reader reaches for the search (theme_on_demand.js): its mount
+# is a 0.6-1.1 s task on a phone's main thread, and everything else it did there is built final.
 THEME_SCRIPT = re.compile(r'<script( defer)? src="([^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js)"></script>')
 THEME_ON_DEMAND_MARK = "window.__lessonTheme"
 # Right after the theme's own palette script (which applies only a stored palette), ours paints a
@@ -173,6 +176,7 @@ SCROLLING_REGION = re.compile(
     r'(<pre\b[^>]*>(?:<span></span>)?<code\b|<div class="tabbed-labels\b[^"]*")(?![^>]*\btabindex=)'
 )
 FOCUSABLE = ' tabindex="0"'
+SEARCH_DIALOG = re.compile(r'(<div class="md-search"[^>]*\brole="dialog")(?![^>]*\baria-label=)([^>]*)>')
 
 
 def inline_script(name: str) -> str:
@@ -199,6 +203,11 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
     elif "</head>" in html:
         html = html.replace("</head>", tag + "\n</head>", 1)
     html = SCROLLING_REGION.sub(lambda m: m.group(1) + FOCUSABLE, html)
+    html = render_code_notes(html)
+    html = add_copy_buttons(html)
+    # The search is shown from the first paint (lesson.css), before the theme's script names its
+    # dialog (a11y.js): named here (axe: aria-dialog-name).
+    html = SEARCH_DIALOG.sub(r'\1\2 aria-label="Busca no site">', html)
     exercises = EXERCISE_SECTION in html
     theme = THEME_SCRIPT.search(html)
     if theme and not theme.group(1):  # as the builder wrote it
@@ -338,7 +347,7 @@ def check(root: Path, site: Path, service_worker: bool) -> None:
         if theme and not theme.group(1):
             problems.append(f"{rel} carrega o script do tema sem defer")
         if exercises and (theme or THEME_ON_DEMAND_MARK not in html):
-            problems.append(f"{rel} tem exercícios, mas carrega o script do tema antes do primeiro gesto do leitor")
+            problems.append(f"{rel} tem exercícios, mas carrega o script do tema antes de o leitor buscar")
         if THEME_PALETTE.search(html) and PALETTE_MARK not in html:
             problems.append(f"{rel} pinta a primeira visita com a paleta errada (falta palette_first_paint.js)")
         if exercises and EARLY_PYTHON_MARK not in html:

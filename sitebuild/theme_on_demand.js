@@ -1,18 +1,15 @@
-/* The theme's script (mkdocs-material's bundle) loads at the reader's first gesture on this page:
-   the text and Python's start need none of it, and on a phone it costs ~1.5 s of main thread
-   (forced style and layout over the whole lesson). Inlined by sitebuild/finish.py. */
+/* The theme's script (mkdocs-material's bundle) loads on this page only when the reader reaches for
+   what it alone does: the search (a pointer or focus on its entry, or its keys `/`, `s`, `f`) or its
+   keys for the previous and next page (`p`, `n`). Everything else the lesson shows is final in the
+   built page (code notes, header, palette), and its mount costs a phone 0.6-1.1 s of main thread in
+   one piece: loaded on any gesture, it made a tap wait. Inlined by sitebuild/finish.py. */
 (function (src) {
   if (window.__lessonTheme || window.document$) return; // a page brought in by instant navigation
-  var GESTURES = ["pointerdown", "pointermove", "touchstart", "keydown", "wheel", "scroll", "focusin"];
-  // The theme's own controls: a gesture on one of them loads the theme at once.
-  var CONTROLS = ".md-header, .md-search, .md-sidebar, .md-tabs, .md-footer, .md-top";
+  var GESTURES = ["pointerover", "pointerdown", "touchstart", "focusin", "keydown"];
+  var SEARCH = ".md-search, label[for='__search']";
   // Keys the theme answers (search, previous/next page), replayed once it has loaded.
   var THEME_KEYS = /^[\/sfpn,.]$/;
-  // Python's start, and a check, take both cores of a phone: after a gesture elsewhere the theme
-  // waits until Python has been idle for QUIET_MS, at most PYTHON_FIRST_MS.
-  var PYTHON_FIRST_MS = 10000, QUIET_MS = 1000, POLL_MS = 250;
-  var PYTHON_WORKING = { loading: true, busy: true };
-  var requested = false, domReady = false, waiting = false, key = null;
+  var requested = false, domReady = false, key = null;
   document.addEventListener("DOMContentLoaded", function () { domReady = true; }, { once: true });
 
   function editable(node) {
@@ -40,39 +37,20 @@
     var script = document.createElement("script");
     script.src = src;
     script.onload = mounted;
-    script.onerror = function () { script.remove(); requested = waiting = false; listen(true); }; // next gesture retries
+    script.onerror = function () { script.remove(); requested = false; listen(true); }; // next gesture retries
     document.body.appendChild(script);
-  }
-
-  function pythonWorking(state) {
-    var python = window.__lessonPython; // on pages with exercises (sitebuild/finish.py)
-    var starts = !!python && (python.started || !python.slow); // by itself, right after the first paint
-    return starts && (state === undefined || PYTHON_WORKING[state] === true);
-  }
-
-  // Loads the theme once Python has been idle for QUIET_MS (a gesture is often the scroll before a
-  // click on Verificar), or at the deadline.
-  function afterPython() {
-    if (waiting) return;
-    waiting = true;
-    var deadline = Date.now() + PYTHON_FIRST_MS, quiet = 0;
-    function poll() {
-      var python = window.__lessonPython;
-      quiet = pythonWorking(python && python.state) ? 0 : quiet + POLL_MS;
-      if (quiet >= QUIET_MS || Date.now() >= deadline) (window.requestIdleCallback || setTimeout)(load, { timeout: 1000 });
-      else setTimeout(poll, POLL_MS);
-    }
-    setTimeout(poll, POLL_MS);
   }
 
   function onGesture(event) {
     var target = event.target;
-    if (event.type === "keydown" && THEME_KEYS.test(event.key) && !editable(target) &&
-        !(event.ctrlKey || event.metaKey || event.altKey)) key = event.key; // not the browser's Ctrl+F
-    var control = target && target.closest && target.closest(CONTROLS);
-    // A link leaves the page before the theme could act: no download to abort.
-    if (key || (control && !target.closest("a[href]"))) load();
-    else afterPython();
+    if (event.type === "keydown") {
+      if (THEME_KEYS.test(event.key) && !editable(target) && !(event.ctrlKey || event.metaKey || event.altKey)) {
+        key = event.key; // not the browser's Ctrl+F
+        load();
+      }
+      return;
+    }
+    if (target && target.closest && target.closest(SEARCH)) load();
   }
 
   listen(true);

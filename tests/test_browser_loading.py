@@ -10,7 +10,7 @@ import time
 import pytest
 
 from test_browser_a11y import AXE
-from test_browser_site import Recorder
+from test_browser_site import Recorder, load_theme
 from test_browser_widget import (
     RIGHT_DIAGNOSIS, SOLUTION, STOPPED, choose, open_isolated_lesson, set_code, verify, verify_then_stop, widget,
 )
@@ -216,7 +216,7 @@ def test_the_search_dialog_is_named_and_every_table_cell_has_a_header(browser, s
     page = context.new_page()
     for path in ("", "licao-2/"):
         page.goto(site_url + path)
-        page.mouse.move(200, 200)  # on the lesson, the theme (which builds the dialog) waits for a gesture
+        load_theme(page)  # on the lesson, the theme (which builds the dialog) comes for the search
         page.wait_for_function("document.querySelector('.md-search[role=dialog]')?.hasAttribute('aria-label')", timeout=60_000)
         page.add_script_tag(path=str(AXE))
         result = page.evaluate(

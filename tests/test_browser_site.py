@@ -12,9 +12,9 @@ THEME_LOADED = "document.documentElement.classList.contains('js')"
 
 
 def load_theme(page):
-    """Has the theme's script run on the page now. On the lesson it waits for the reader's first
-    gesture (sitebuild/theme_on_demand.js); one on the theme's own header loads it at once."""
-    page.locator(".md-header").hover()
+    """Has the theme's script run on the page now. On the lesson it comes only when the reader
+    reaches for the search (sitebuild/theme_on_demand.js): a pointer on its entry loads it."""
+    page.locator(".md-search__form, .md-search__button, label[for='__search'].md-header__button").filter(visible=True).first.hover()
     page.wait_for_function(THEME_LOADED, timeout=60_000)
 
 
@@ -163,7 +163,8 @@ def test_course_home_stays_light(session, site_url):
     assert rec.console_errors == []
 
 
-@pytest.mark.parametrize("query", ["replace", "rename", "os.replace", "fsync", "pendingToolUse", "gravação", "retomada"])
+@pytest.mark.parametrize("query", ["replace", "rename", "os.replace", "os.fsync", "json.dump", "fsync", "pendingToolUse",
+                                   "gravação", "retomada"])
 def test_search_finds_the_lessons_code_words(session, site_url, query):
     """A student searches for a call or a field by the name they remember, with or without `os.`."""
     page, recorder = session
@@ -174,4 +175,14 @@ def test_search_finds_the_lessons_code_words(session, site_url, query):
     results = page.locator(".md-search-result__item")
     results.first.wait_for(timeout=30_000)
     assert "Nenhum documento" not in page.locator(".md-search-result__meta").inner_text()
+    # No word of a code name struck out as missing (the stop-word list has the article "os"), and
+    # the best section has the whole name, not a heading with the article.
+    if "." in query:
+        module = query.split(".")[0]
+        missing = results.locator(".md-search-result__terms del").all_inner_texts()
+        assert not [t for t in missing if t.rstrip(".") == module], missing
+        # The best section (the first article is the page) has every word of the name (its text
+        # is cut short in the result, so the name may not show).
+        best = results.first.locator("article:has(h2)").first
+        assert best.locator(".md-search-result__terms").count() == 0, best.text_content()
     assert recorder.console_errors == []

@@ -12,7 +12,7 @@ import pytest
 from conftest import _serve
 from test_browser_a11y import assert_no_serious_violations
 from test_browser_offline import Host, first_visit
-from test_browser_site import Recorder
+from test_browser_site import Recorder, load_theme
 from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, mount_all, set_code, states, verify
 
 pytestmark = pytest.mark.browser
@@ -74,13 +74,15 @@ def test_zensical_build_navigates_without_reloading_and_mounts_the_exercises(bro
         page.wait_for_url(url + "licao-2/")
         mount_all(page)
         assert page.evaluate("window.__samePage === true"), "the click reloaded the page"
-        # Opened directly, the lesson loads Zensical's script too at the first gesture, and it starts.
+        # Opened directly, the lesson has its code notes built, and loads Zensical's script when the
+        # reader reaches for the search; it starts, and leaves the notes as they are.
         lesson = context.new_page()
         lesson.goto(url + "licao-2/")
         assert lesson.evaluate("document.documentElement.classList.contains('no-js')")
-        lesson.mouse.wheel(0, 300)
-        lesson.wait_for_function("document.documentElement.classList.contains('js')", timeout=60_000)
-        lesson.wait_for_function("document.querySelectorAll('.md-annotation').length >= 3")
+        assert lesson.locator(".lesson-note-marker").count() >= 3
+        load_theme(lesson)
+        lesson.wait_for_timeout(500)
+        assert lesson.locator(".md-annotation").count() == 0 and lesson.locator(".lesson-note-marker").count() >= 3
         assert recorder.foreign(url) == [] and recorder.console_errors == []
     finally:
         context.close()

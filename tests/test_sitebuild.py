@@ -128,7 +128,7 @@ def test_the_check_refuses_a_lesson_that_loads_the_theme_before_a_gesture(site_c
     loader = re.search(r"<script>/\* The theme's script \(mkdocs-material's bundle\).*?</script>", html, re.S)
     url = json.loads(re.search(r'\}\)\(("[^"]+")\);', loader.group(0)).group(1))
     page.write_text(html.replace(loader.group(0), f'<script defer src="{url}"></script>'), encoding="utf-8")
-    with pytest.raises(step.BuildError, match="antes do primeiro gesto"):
+    with pytest.raises(step.BuildError, match="antes de o leitor buscar"):
         step.check(ROOT, site_copy, True)
 
 

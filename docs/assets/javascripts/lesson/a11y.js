@@ -1,14 +1,5 @@
 import { onThemePage } from "./pages.js";
 
-// Names for controls the theme builds in the browser and leaves unnamed (WCAG 2.4.4, 4.1.2):
-// the numbered code-annotation markers are links whose only text is drawn by CSS.
-function nameAnnotations(root) {
-  for (const link of root.querySelectorAll("a.md-annotation__index:not([aria-label])")) {
-    const number = link.querySelector("[data-md-annotation-id]")?.dataset.mdAnnotationId;
-    if (number) link.setAttribute("aria-label", `Nota ${number} do código`);
-  }
-}
-
 // The search box's dialog has no name of its own (axe: aria-dialog-name).
 function nameSearch(root) {
   root.querySelector('.md-search[role="dialog"]:not([aria-label])')?.setAttribute("aria-label", "Busca no site");
@@ -16,9 +7,9 @@ function nameSearch(root) {
 
 // Code blocks and rows of tab names may scroll sideways (it depends on the screen and the fonts),
 // so the build makes each one focusable (sitebuild/finish.py, WCAG 2.1.1). The theme's script, which
-// on the lesson comes at the reader's first gesture (sitebuild/theme_on_demand.js), removes the
-// attribute from a block that does not overflow at the moment it looks; a block may overflow later
-// (annotations collapsing, a verdict's layout, a turned phone). A mutation observer puts it back
+// on the lesson comes when the reader reaches for the search (sitebuild/theme_on_demand.js), removes
+// the attribute from a block that does not overflow at the moment it looks; a block may overflow
+// later (a verdict's layout, a turned phone). A mutation observer puts it back
 // before any other task runs, so no timing can leave a scrolling region out of the keyboard's reach.
 const SCROLLING = "pre > code, .tabbed-labels";
 function keepFocusable(region) {
@@ -42,14 +33,10 @@ if ("MutationObserver" in window) {
 }
 focusScrollingRegions();
 
-// The theme mounts annotations while the page is set up; name them once that is done.
+// Once the theme has set up a page (its search dialog, its look at what overflows).
 function onPage() {
   nameSearch(document);
-  nameAnnotations(document);
-  requestAnimationFrame(() => {
-    nameAnnotations(document);
-    focusScrollingRegions();
-  });
+  requestAnimationFrame(() => focusScrollingRegions());
   focusScrollingRegions(); // the page's blocks, as the theme left them (or a page instant navigation brought)
 }
 

@@ -6,6 +6,7 @@ import { NEAR_SCREEN, pythonWaitsForExercise, whenPainted } from "./loading.js";
 import { onEveryPage } from "./pages.js";
 import { orderAllOptions } from "./options.js";
 import "./a11y.js";
+import "./copy.js";
 
 // Python boots in its worker once the text is painted, while the editor and the widgets load;
 // on a slow line or with Save-Data it starts when an exercise nears the screen (widget.js).

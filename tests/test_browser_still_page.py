@@ -1,0 +1,113 @@
+"""A page that holds still on a phone: the code annotations and the header are built in their final
+form (sitebuild/code_notes.py, lesson.css), so nothing the reader sees moves when the theme's script
+arrives; each note opens from its marker with no script (a native popover), by touch or keyboard."""
+
+from __future__ import annotations
+
+import pytest
+
+from test_browser_a11y import assert_no_serious_violations
+from test_browser_site import THEME_LOADED, Recorder, load_theme
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True, "device_scale_factor": 3}
+HEADER_PARTS = (".md-header__title", "label[for='__search']", ".md-header__option")
+# Where the reader's eyes are: the first annotated block, its markers and the paragraph after its notes.
+LAYOUT = """() => {
+  const block = document.querySelector('.lesson-annotated');
+  let after = block.nextElementSibling;
+  while (after && after.matches('.lesson-note')) after = after.nextElementSibling;
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top + scrollY, r.right, r.bottom + scrollY]; };
+  return {
+    after: box(after), afterTag: after.tagName,
+    markers: [...document.querySelectorAll('.lesson-note-marker')].map(box),
+    header: %s.map(s => { const el = document.querySelector(s); return el && [box(el), el.innerText]; }),
+    rawMarkers: [...document.querySelectorAll('pre code')].filter(c => /#\\s*\\(\\d+\\)!/.test(c.textContent)).length,
+    themeMarkers: document.querySelectorAll('.md-annotation').length,
+  };
+}""" % list(HEADER_PARTS)
+
+
+@pytest.fixture
+def phone(browser):
+    context = browser.new_context(**PHONE, color_scheme="dark")
+    recorder = Recorder(context)
+    page = context.new_page()
+    yield page, recorder
+    assert recorder.console_errors == []
+    context.close()
+
+
+def test_the_theme_arriving_moves_nothing_and_every_marker_is_on_the_screen(phone, site_url):
+    page, _ = phone
+    page.goto(site_url + "licao-2/")
+    assert page.evaluate("document.documentElement.classList.contains('no-js')")
+    page.evaluate("document.querySelector('.lesson-annotated').scrollIntoView()")
+    before = page.evaluate(LAYOUT)
+    assert before["afterTag"] == "P" and before["rawMarkers"] == 0
+    assert len(before["markers"]) >= 8
+    for left, _, right, _ in before["markers"]:
+        assert 0 <= left and right <= 390, before["markers"]
+    assert all(part is not None for part in before["header"]), before["header"]
+    assert before["header"][1][0][2] > before["header"][1][0][0], "the search entry is not shown before the theme"
+
+    load_theme(page)
+    page.wait_for_timeout(800)  # what the theme measures and moves, it does in the next frames
+    after = page.evaluate(LAYOUT)
+    assert after["themeMarkers"] == 0, "the theme's script transformed the annotations again"
+    assert after["after"] == before["after"], "the paragraph below the annotated block moved"
+    assert after["markers"] == before["markers"]
+    assert after["header"] == before["header"], "the header changed when the theme's script arrived"
+
+
+def test_a_note_opens_from_its_marker_by_touch_and_by_keyboard_without_any_script(browser, site_url):
+    context = browser.new_context(**PHONE, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(site_url + "licao-2/")
+        marker = page.get_by_role("button", name="Nota 1 do código").first
+        marker.tap()
+        note = page.locator(".lesson-note:popover-open")
+        assert note.count() == 1 and "Ponto de gravação A" in note.inner_text()
+        box = note.bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390 and box["y"] >= 0 and box["y"] + box["height"] <= 844
+        page.keyboard.press("Escape")
+        assert page.locator(".lesson-note:popover-open").count() == 0
+        marker.focus()
+        page.keyboard.press("Enter")
+        assert "Ponto de gravação A" in page.locator(".lesson-note:popover-open").inner_text()
+        assert marker.get_attribute("aria-expanded") in (None, "true")  # Chromium exposes it from popovertarget
+        page.keyboard.press("Escape")
+        assert page.locator(".lesson-note:popover-open").count() == 0
+    finally:
+        context.close()
+
+
+def test_the_lesson_on_a_phone_with_a_note_open_has_no_serious_wcag_violations(phone, site_url):
+    page, _ = phone
+    page.goto(site_url + "licao-2/")
+    assert_no_serious_violations(page, "a lição a 390 px, antes do script do tema")
+    page.get_by_role("button", name="Nota 2 do código").first.click()
+    assert_no_serious_violations(page, "a lição a 390 px, com uma nota aberta")
+    load_theme(page)
+    assert page.evaluate(THEME_LOADED)
+    assert_no_serious_violations(page, "a lição a 390 px, depois do script do tema")
+
+
+def test_a_code_blocks_copy_button_copies_its_code_without_the_note_markers(browser, site_url):
+    context = browser.new_context(**PHONE)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    try:
+        page = context.new_page()
+        page.goto(site_url + "licao-2/")
+        assert page.locator("div.highlight > pre > nav .md-code__button").count() >= 3  # in the built page
+        page.locator(".lesson-annotated").first.get_by_role("button", name="Copiar o código").click()
+        page.wait_for_function("document.querySelector('.lesson-visually-hidden[role=status]')?.textContent.includes('copiado')")
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert '    state["pendingToolUse"] = {\n        "id": block["id"],' in copied
+        # Where the markers (2) and (3) stood, the line ends with the code.
+        assert '    state["pendingToolUse"] = None\n' in copied and '.get("output_tokens") or 0\n' in copied
+        assert not page.evaluate(THEME_LOADED)
+    finally:
+        context.close()
