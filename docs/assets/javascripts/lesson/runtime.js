@@ -1,6 +1,8 @@
 // Page side of the Python worker: lazy start, one call at a time, a time limit per call,
-// and "Parar" (interrupt when the page is cross-origin isolated, else switch to the hot spare
-// worker of spare.js, or to a fresh one).
+// and "Parar" (interrupt where the page can share memory with the worker, else switch to the hot
+// spare worker of spare.js, or to a fresh one). A Python that cannot start ends in "failed", never
+// in an exception: the widget says so and offers to try again.
+import { canInterrupt, pythonMissing } from "./capabilities.js";
 import { keepPythonOffline } from "./offline.js";
 import { PythonProcess, RuntimeError } from "./python-process.js";
 import { SparePython } from "./spare.js";
@@ -17,23 +19,26 @@ export class PythonRuntime {
     this.timeLimitMs = timeLimitMs;
     this.listeners = new Set();
     this.state = "idle"; // idle | loading | ready | busy | failed
+    this.detail = ""; // why it failed, for a widget that subscribes later
     this.process = null; // the PythonProcess running the calls
     this.ready = null;
     this.queue = Promise.resolve();
     this.waiting = new Set(); // calls queued but not running yet
     this.running = null; // the call Python is running now (a promise that settles when it ends)
-    this.interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
-    this.spare = new SparePython(() => this.state === "ready");
+    // Tested, not inferred from crossOriginIsolated: some engines isolate without SharedArrayBuffer.
+    this.interrupt = canInterrupt() ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.spare = new SparePython(() => this.state === "ready", Boolean(this.interrupt));
   }
 
   onState(listener) {
     this.listeners.add(listener);
-    listener(this.state);
+    listener(this.state, this.detail);
     return () => this.listeners.delete(listener);
   }
 
   setState(state, detail = "") {
     this.state = state;
+    this.detail = detail;
     for (const listener of this.listeners) listener(state, detail);
     // For the page's inline scripts: the theme's loader waits while Python starts or checks.
     const early = globalThis.__lessonPython;
@@ -44,6 +49,12 @@ export class PythonRuntime {
   start() {
     if (this.ready) return this.ready;
     this.setState("loading");
+    const missing = pythonMissing();
+    if (missing) {
+      adoptEarlyWorker()?.terminate();
+      this.setState("failed", missing);
+      return Promise.reject(new RuntimeError("unsupported", missing));
+    }
     // One quiet retry with a fresh worker: a busy static server may drop a connection while
     // Python's files load (python -m http.server queues only a few).
     this.ready = this.boot(adoptEarlyWorker())
@@ -62,8 +73,10 @@ export class PythonRuntime {
     return this.ready;
   }
 
-  boot(worker) {
+  /** Async: a worker the browser refuses to create rejects like one that fails to load. */
+  async boot(worker) {
     this.process?.terminate();
+    this.process = null;
     this.process = new PythonProcess(worker);
     this.watch(this.process);
     return this.process.init(this.interrupt?.buffer);
