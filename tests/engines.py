@@ -21,8 +21,8 @@ FIREFOX = os.environ.get("FIREFOX", "/usr/bin/firefox-esr")
 WEBKIT_DRIVER = os.environ.get("WEBKIT_DRIVER", "/usr/bin/WebKitWebDriver")
 XVFB_RUN = shutil.which("xvfb-run") or "/usr/bin/xvfb-run"
 # Start-up and every page script are given this long: a loaded 2-core machine is slow, not stuck.
-START_TIMEOUT_S = 90
-SCRIPT_TIMEOUT_S = 180
+START_TIMEOUT_S = 120
+SCRIPT_TIMEOUT_S = 420
 
 # Firefox without its own background traffic (this machine reaches no other host), and with
 # downloads saved where the test looks, without asking.
@@ -168,6 +168,7 @@ class WebKit:
 
     def __init__(self):
         from selenium import webdriver
+        from selenium.webdriver.remote.client_config import ClientConfig
         from selenium.webdriver.webkitgtk.options import Options
 
         port = _free_port()
@@ -181,7 +182,9 @@ class WebKit:
         options.binary_location = minibrowser()
         options.add_argument("--automation")  # without it the session never starts
         try:
-            self.driver = webdriver.Remote(command_executor=f"http://127.0.0.1:{port}", options=options)
+            config = ClientConfig(remote_server_addr=f"http://127.0.0.1:{port}", timeout=SCRIPT_TIMEOUT_S + 30)
+            self.driver = webdriver.Remote(command_executor=config.remote_server_addr, options=options,
+                                           client_config=config)
         except Exception:
             _end(self.process)
             raise

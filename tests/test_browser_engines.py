@@ -57,7 +57,7 @@ PRELUDE = """
   const sec = (id) => document.querySelector(`section.exercise[data-exercise='${id}']`);
   const button = (id, name) => [...sec(id).querySelectorAll('button')].find((b) => b.textContent.trim() === name);
   const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-  const until = async (check, what, ms = 120000) => {
+  const until = async (check, what, ms = 360000) => {
     const end = performance.now() + ms;
     for (;;) {
       const value = check();
