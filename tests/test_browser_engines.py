@@ -18,11 +18,12 @@ import pytest
 import engines
 from conftest import ROOT, _QuietHandler, _serve
 from graders import exercises
-from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, STARTER
+from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION
 
 pytestmark = pytest.mark.browser
 
 ALL_PASS = "Todas as verificações passaram."
+EXERCISES = ("quiz-sobrescrita", "nivel-1", "nivel-2")
 INFINITE = "def run_agent(task, tools, call_model, execute_tool):\n    while True:\n        pass\n"
 TORN = (ROOT / "tests" / "corpus" / "nivel-2" / "bad_only_point_a_fixed.py").read_text(encoding="utf-8")
 NIVEL_1_STARTER = exercises.read_text("nivel-1", "starter.py")
@@ -187,9 +188,8 @@ def hooked_host(site_dir, tmp_path):
     shutil.copytree(site_dir, served)
     server = _serve(served, _HookedHandler)
     yield server, f"http://127.0.0.1:{server.server_address[1]}/"
-    if server:
-        server.shutdown()
-        server.server_close()
+    server.shutdown()  # again after the offline step: a no-op then
+    server.server_close()
 
 
 def cli_states(path: Path, exercise: str) -> dict[str, str]:
@@ -245,7 +245,7 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     exported = tmp_path / "respostas.json"
     exported.write_text(text, encoding="utf-8")
     doc = json.loads(text)
-    assert doc["format"] == "checkpoints-licao-2/respostas" and set(doc["exercises"]) == set(exercises_ids())
+    assert doc["format"] == "checkpoints-licao-2/respostas" and set(doc["exercises"]) == set(EXERCISES)
     assert cli_states(exported, "nivel-2") == solved["states"]
     assert cli_states(exported, "nivel-1") == nivel_1["states"]
     assert cli_states(exported, "quiz-sobrescrita") == {"resposta": "ok"}
@@ -280,10 +280,6 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     assert engine.call(VERIFY, "nivel-2")["summary"] == ALL_PASS  # the code typed before, kept
     clean("recarga sem rede")
     print(f"\n{json.dumps(figures, ensure_ascii=False)}")
-
-
-def exercises_ids():
-    return ["quiz-sobrescrita", "nivel-1", "nivel-2"]
 
 
 def wait_for_file(path: Path, timeout_s: float = 30) -> None:
