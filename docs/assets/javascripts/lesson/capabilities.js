@@ -16,20 +16,18 @@ export function canInterrupt() {
 }
 
 let moduleWorkers = null;
-/** Workers of type "module" (Pyodide runs only there): the browser reads `type` only if it knows it. */
+/** Workers of type "module" (Pyodide runs only there). The browser reads `type` from the options
+ * only if it knows it, and reads them before it parses the address: an address that cannot be
+ * parsed makes the constructor throw at once, so no worker starts and nothing is fetched. */
 function canStartModuleWorkers() {
   if (moduleWorkers !== null) return moduleWorkers;
   moduleWorkers = false;
-  if (typeof Worker !== "function" || typeof Blob !== "function" || !globalThis.URL?.createObjectURL) return false;
-  let url = null;
+  if (typeof Worker !== "function") return false;
+  const probe = { get type() { moduleWorkers = true; return "module"; } };
   try {
-    url = URL.createObjectURL(new Blob([""], { type: "text/javascript" }));
-    const probe = { get type() { moduleWorkers = true; return "module"; } };
-    new Worker(url, probe).terminate();
+    new Worker("http://[", probe).terminate();
   } catch {
-    // Workers refused here (some private modes): Python cannot run.
-  } finally {
-    if (url) URL.revokeObjectURL(url);
+    // Expected: the address is invalid on purpose.
   }
   return moduleWorkers;
 }
