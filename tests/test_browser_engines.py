@@ -222,6 +222,7 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     assert engine.call(SET_CODE, "nivel-1", NIVEL_1_STARTER) == NIVEL_1_STARTER
     nivel_1 = engine.call(VERIFY, "nivel-1")
     assert nivel_1["states"]["seis-campos"] == "falhou", nivel_1
+    engine.call(CHOOSE, "nivel-2", RIGHT_DIAGNOSIS)  # Nível 2 shows its timeline once these are answered
     engine.call(SET_CODE, "nivel-2", TORN)
     torn = engine.call(VERIFY, "nivel-2")
     assert torn["timeline"], torn
@@ -234,7 +235,6 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     stopped = engine.call(RUN_AND_STOP, "nivel-2")
     assert "Execução interrompida" in stopped["text"], stopped
     figures["parar_s"] = round(stopped["ms"] / 1000, 2)
-    engine.call(CHOOSE, "nivel-2", RIGHT_DIAGNOSIS)
     assert engine.call(SET_CODE, "nivel-2", SOLUTION) == SOLUTION
     solved = engine.call(VERIFY, "nivel-2")
     assert solved["summary"] == ALL_PASS, solved
