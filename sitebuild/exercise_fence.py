@@ -126,7 +126,8 @@ def _widget_data(exercise_id: str, data: dict) -> str:
     Not a <script type="application/json">: instant navigation re-runs the scripts of a
     new page as JavaScript, whatever their type.
     """
-    payload = {"id": exercise_id, "title": data["title"], "starter": None}
+    payload = {"id": exercise_id, "title": data["title"], "starter": None,
+               "feedbackAfterQuestions": bool(data.get("feedback_after_questions"))}
     if data.get("starter"):
         payload["starter"] = (EXERCISES_DIR / exercise_id / data["starter"]).read_text(encoding="utf-8")
     return f'data-widget="{html.escape(json.dumps(payload, ensure_ascii=False), quote=True)}"'

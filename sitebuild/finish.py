@@ -5,7 +5,8 @@ Everything else the site needs is done here, on the finished folder, by plain Py
 
 1. vendor the pinned Pyodide runtime from node_modules/ into `pyodide/` (no CDN);
 2. pack the graders and the exercise files into `assets/python/lesson.zip` (the page's Python);
-3. tag every page: whether the service worker is on (a meta tag offline.js reads), the first
+3. tag every page: whether the service worker is on (a meta tag offline.js reads), every code
+   block and row of tabs focusable (it may scroll sideways), the first
    paint's palette (palette_first_paint.js), the theme's script deferred and, on pages with
    exercises, the inline script that starts Python first thing in <head> and the theme's script
    loaded at the reader's first gesture (theme_on_demand.js);
@@ -156,6 +157,14 @@ THEME_ON_DEMAND_MARK = "window.__lessonTheme"
 THEME_PALETTE = re.compile(r'<script>var palette=__md_get\("__palette"\);.*?</script>')
 PALETTE_MARK = "/* The theme applies the palette"
 EXERCISE_SECTION = '<section class="exercise"'
+# Code blocks and rows of tab names may scroll sideways on some screen and with some fonts, and
+# what scrolls must take the keyboard (WCAG 2.1.1; axe: scrollable-region-focusable). Whether one
+# overflows depends on the reader's machine, so each is focusable in the built page itself: no
+# script, font or timing can leave one out (a11y.js keeps it so after the theme's script).
+SCROLLING_REGION = re.compile(
+    r'(<pre\b[^>]*>(?:<span></span>)?<code\b|<div class="tabbed-labels\b[^"]*")(?![^>]*\btabindex=)'
+)
+FOCUSABLE = ' tabindex="0"'
 
 
 def inline_script(name: str) -> str:
@@ -181,6 +190,7 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
         html = SW_META.sub(tag, html, count=1)
     elif "</head>" in html:
         html = html.replace("</head>", tag + "\n</head>", 1)
+    html = SCROLLING_REGION.sub(lambda m: m.group(1) + FOCUSABLE, html)
     exercises = EXERCISE_SECTION in html
     theme = THEME_SCRIPT.search(html)
     if theme and not theme.group(1):  # as the builder wrote it
@@ -325,6 +335,9 @@ def check(root: Path, site: Path, service_worker: bool) -> None:
             problems.append(f"{rel} pinta a primeira visita com a paleta errada (falta palette_first_paint.js)")
         if exercises and EARLY_PYTHON_MARK not in html:
             problems.append(f"{rel} tem exercícios, mas não inicia o Python no <head>")
+        unfocusable = SCROLLING_REGION.search(html)
+        if unfocusable:
+            problems.append(f"{rel} tem um bloco que rola de lado sem foco de teclado: {unfocusable.group(0)[:60]}")
         match = FOREIGN_LOAD.search(html)
         if match:
             problems.append(f"{rel} carrega algo de outra origem: {match.group(0)}")

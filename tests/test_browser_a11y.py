@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT
 from graders import exercises
 from test_browser_site import THEME_LOADED, Recorder, load_theme
-from test_browser_widget import VERDICT_TIMEOUT_MS, mount_all, set_code, verify, widget
+from test_browser_widget import RIGHT_DIAGNOSIS, VERDICT_TIMEOUT_MS, choose, mount_all, set_code, verify, widget
 
 pytestmark = pytest.mark.browser
 
@@ -85,6 +85,7 @@ def test_lesson_with_a_failed_check_has_no_serious_wcag_violations(palette_sessi
     assert_no_serious_violations(page, f"the lesson before the theme's script ({palette})")
     mount_all(page)  # every widget, not only the one checked below
     # A failed verification on screen: criteria marked "falhou", their messages, the crash timeline.
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)  # the code criteria explain themselves once it is answered
     set_code(page, "nivel-2", STARTER)
     assert verify(page, "nivel-2") != "Todas as verificações passaram."
     section = widget(page, "nivel-2")

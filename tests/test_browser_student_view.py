@@ -10,6 +10,8 @@ import unicodedata
 
 import pytest
 
+from graders import exercises
+
 from conftest import ROOT
 from test_browser_a11y import assert_no_serious_violations
 from test_browser_site import Recorder, load_theme
@@ -210,6 +212,47 @@ def test_wrapped_editor_lines_continue_at_their_own_indentation(lesson, name, vi
     set_code(page, "nivel-2", STARTER)
 
 
+ROW_BREAKS = """(line) => {
+  // Each row break of a wrapped line: [character before, character after]; and whether the line's
+  // first non-space character is on its first row (the row beside its number).
+  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
+  const chars = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    for (let i = 0; i < n.textContent.length; i += 1) {
+      const r = document.createRange();
+      r.setStart(n, i);
+      r.setEnd(n, i + 1);
+      const b = r.getClientRects()[0];
+      if (b && b.width > 0) chars.push([n.textContent[i], Math.round(b.top)]);
+    }
+  }
+  const breaks = [];
+  for (let i = 1; i < chars.length; i += 1) if (chars[i][1] > chars[i - 1][1]) breaks.push([chars[i - 1][0], chars[i][0]]);
+  const first = chars.find((c) => c[0] !== " ");
+  return { breaks, firstOnFirstRow: !first || first[1] === chars[0][1] };
+}"""
+
+
+@pytest.mark.parametrize("exercise_id", ["nivel-1", "nivel-2"])
+def test_the_starters_wrap_on_a_phone_at_code_boundaries(lesson, exercise_id):
+    """Each line starts on its numbered row (a long first token once left that row empty) and a
+    wrapped row never ends inside a name or a word of a string ("checkpoint.js" / "on")."""
+    page = lesson
+    show(page, PHONE, "light")
+    set_code(page, exercise_id, exercises.read_text(exercise_id, "starter.py"))
+    lines = widget(page, exercise_id).locator(".cm-line")
+    wrapped = 0
+    for n in range(lines.count()):
+        found = lines.nth(n).evaluate(ROW_BREAKS)
+        text = lines.nth(n).inner_text()
+        assert found["firstOnFirstRow"], f"line {n + 1} starts one row below its number: {text!r}"
+        for before, after in found["breaks"]:
+            wrapped += 1
+            assert not (before.isalnum() and after.isalnum()), f"line {n + 1} wraps inside a word: {before!r}|{after!r} in {text!r}"
+    assert wrapped, "nothing wrapped at a phone's width: the check saw nothing"
+    page.set_viewport_size(DESKTOP)
+
+
 # --- the crash timeline: its table and its disk views ----------------------------------------------
 
 @pytest.fixture(scope="module")
@@ -218,6 +261,7 @@ def torn_verdict(lesson):
     page = lesson
     page.set_viewport_size(DESKTOP)
     source = (ROOT / "tests" / "corpus" / "nivel-2" / "bad_only_point_a_fixed.py").read_text(encoding="utf-8")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)  # the timeline opens once the diagnosis is answered
     set_code(page, "nivel-2", source)
     verify(page, "nivel-2")
     return page

@@ -112,6 +112,49 @@ def test_reference_solution_turns_every_criterion_ok(lesson):
     assert "os.replace" in widget(page, "nivel-2").locator(".exercise-solution__code").inner_text(timeout=VERDICT_TIMEOUT_MS)
 
 
+def test_the_code_criteria_keep_the_diagnosis_until_it_is_answered(browser, site_url):
+    """Nível 2's questions diagnose the starter; a blank Verificar on it must not state the answers
+    (the in-place write, point A) through the code criteria, their disk views or the timeline."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(site_url + "licao-2/")
+        section = widget(page, "nivel-2")
+        assert verify(page, "nivel-2").startswith("2 de 6")  # the untouched starter, nothing answered
+        failed = section.locator("li[data-criterion][data-state='falhou']")
+        assert sorted(li.get_attribute("data-criterion") for li in failed.all()) == [
+            "diagnostico-escrita", "diagnostico-ponto-a", "escrita-atomica", "ponto-a"]
+        shown = section.locator(".exercise-criteria").inner_text() + section.locator(".exercise-summary").inner_text()
+        for answer in ("para escrita", "ponto A", "pendingToolUse", "os.replace", "esvazi", "execute_tool"):
+            assert answer not in shown, f"the blank check says {answer!r}: {shown}"
+        for code in ("escrita-atomica", "ponto-a"):
+            message = section.locator(f"li[data-criterion='{code}'] .exercise-criterion__message").inner_text()
+            assert "perguntas do diagnóstico" in message
+        assert section.locator(".exercise-timeline").is_hidden() and section.locator(".exercise-disk").is_hidden()
+        # Some questions answered: still closed.
+        choose(page, "nivel-2", {"falha-escrita": "dumps"})
+        verify(page, "nivel-2")
+        assert section.locator(".exercise-timeline").is_hidden()
+        # Every question answered (wrongly here) at a Verificar: the code criteria explain themselves.
+        choose(page, "nivel-2", {"efeito-escrita": "versao-antiga", "falha-ponto-a": next(
+            o["id"] for q in exercises.questions("nivel-2") if q["id"] == "falha-ponto-a" for o in q["options"] if not o.get("correct")),
+            "efeito-ponto-a": next(o["id"] for q in exercises.questions("nivel-2") if q["id"] == "efeito-ponto-a"
+                                   for o in q["options"] if not o.get("correct"))})
+        verify(page, "nivel-2")
+        atomic = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message").inner_text()
+        assert atomic.startswith("Queda ") and "checkpoint.json" in atomic
+        assert section.locator(".exercise-timeline").is_visible()
+        # The starter saves only at point B: the legend names the parts this timeline has, not A1.
+        legend = section.locator(".crash-timeline__intro").inner_text()
+        assert "B1" in legend and "A1" not in legend, legend
+        page.reload()  # the opened state is the student's, kept with their record
+        section = widget(page, "nivel-2")
+        section.locator(".exercise-timeline").wait_for(timeout=VERDICT_TIMEOUT_MS)
+        assert "Queda " in section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message").inner_text()
+    finally:
+        context.close()
+
+
 def test_starter_fails_exactly_the_two_fixes_with_messages(lesson):
     page, _ = lesson
     set_code(page, "nivel-2", STARTER)
@@ -482,6 +525,7 @@ def test_a_keyboard_interrupt_the_code_raises_itself_is_judged_not_taken_for_par
         recorder = Recorder(context)
         page = context.new_page()
         page.goto(site_url + "licao-2/")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)  # the code criteria explain themselves once it is answered
     set_code(page, "nivel-2", RAISES_KEYBOARD_INTERRUPT)
     summary = verify(page, "nivel-2")
     assert summary != STOPPED
@@ -704,6 +748,15 @@ def test_lesson_visuals_the_ab_figure_and_the_kill_the_process_demo(browser, sit
     assert count("atomico", "unreadable") == 0 and count("no-lugar", "unreadable") > 0
     assert count("duravel", "unreadable") == 0 and count("duravel", "power-unreadable") == 0
     assert count("atomico", "power-unreadable") > 0
+    # The table teaches the point: a power-loss failure is marked like a killed process's, the
+    # durable writer is the one clean row, and the caption says what each column counts.
+    colour = lambda writer, column: demo.locator(f"tr[data-writer='{writer}'] td[data-{column}]").evaluate(
+        "c => getComputedStyle(c).color")
+    assert colour("atomico", "power-unreadable") == colour("no-lugar", "unreadable") != colour("duravel", "unreadable")
+    assert demo.locator("tr[data-clean='true']").evaluate_all("rows => rows.map(r => r.dataset.writer)") == ["duravel"]
+    caption = demo.locator(".torn-demo__table caption").inner_text()
+    for column in headers[1:]:
+        assert f"{column}:" in caption, (column, caption)
     dump = demo.locator(".torn-demo__bytes").inner_text()
     assert dump.splitlines()[-1][:4].isalnum() and len(dump.splitlines()) >= 2
     assert demo.get_by_role("button", name="Derrubar cada versão 30 vezes").is_enabled()

@@ -132,6 +132,25 @@ def test_the_check_refuses_a_lesson_that_loads_the_theme_before_a_gesture(site_c
         step.check(ROOT, site_copy, True)
 
 
+def test_every_region_that_can_scroll_sideways_is_focusable_in_the_built_page(site_dir):
+    """Whether a block overflows depends on the reader's fonts and screen: the build decides."""
+    lesson = (site_dir / "licao-2" / "index.html").read_text(encoding="utf-8")
+    blocks = re.findall(r"<pre\b[^>]*>(?:<span></span>)?<code\b[^>]*>", lesson)
+    tabs = re.findall(r'<div class="tabbed-labels\b[^>]*>', lesson)
+    assert len(blocks) >= 5 and tabs
+    assert all('tabindex="0"' in tag for tag in blocks + tabs)
+
+
+def test_the_check_refuses_a_code_block_the_keyboard_cannot_reach(site_copy):
+    page = site_copy / "licao-2" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    page.write_text(html.replace('<code tabindex="0"', "<code", 1), encoding="utf-8")
+    with pytest.raises(step.BuildError, match="sem foco de teclado"):
+        step.check(ROOT, site_copy, True)
+    step.finish(site_copy, service_worker=True)  # the step itself puts it back
+    assert page.read_text(encoding="utf-8") == html
+
+
 def test_the_check_refuses_a_page_painted_with_the_builders_palette(site_copy):
     page = site_copy / "index.html"
     html = page.read_text(encoding="utf-8")

@@ -14,27 +14,33 @@ function nameSearch(root) {
   root.querySelector('.md-search[role="dialog"]:not([aria-label])')?.setAttribute("aria-label", "Busca no site");
 }
 
-// Code blocks and rows of tab names wider than their column scroll sideways, so the keyboard must
-// reach them (WCAG 2.1.1). The theme's script does that when it mounts a block; on the lesson it
-// waits for the reader's first gesture (sitebuild/theme_on_demand.js), and a block may start or stop
-// overflowing after its mount (the theme collapsing annotations, a verdict's layout, a resize): this
-// keeps the same rule, before the theme and after it, whenever a region's size changes.
+// Code blocks and rows of tab names may scroll sideways (it depends on the screen and the fonts),
+// so the build makes each one focusable (sitebuild/finish.py, WCAG 2.1.1). The theme's script, which
+// on the lesson comes at the reader's first gesture (sitebuild/theme_on_demand.js), removes the
+// attribute from a block that does not overflow at the moment it looks; a block may overflow later
+// (annotations collapsing, a verdict's layout, a turned phone). A mutation observer puts it back
+// before any other task runs, so no timing can leave a scrolling region out of the keyboard's reach.
 const SCROLLING = "pre > code, .tabbed-labels";
-function focusScrollingRegions() {
-  for (const region of document.querySelectorAll(SCROLLING)) {
-    if (region.scrollWidth > region.clientWidth) region.tabIndex = 0;
-    else region.removeAttribute("tabindex");
-  }
+function keepFocusable(region) {
+  if (region.getAttribute("tabindex") !== "0") region.setAttribute("tabindex", "0");
 }
-const whenIdle = (then) => (window.requestIdleCallback ?? setTimeout)(then, { timeout: 2000 });
-const resized = "ResizeObserver" in window ? new ResizeObserver(() => whenIdle(focusScrollingRegions)) : null;
-function watchScrollingRegions() {
-  resized?.disconnect();
-  for (const region of document.querySelectorAll(SCROLLING)) resized?.observe(region);
-  whenIdle(focusScrollingRegions);
+function focusScrollingRegions(root = document) {
+  for (const region of root.querySelectorAll(SCROLLING)) keepFocusable(region);
 }
-watchScrollingRegions();
-window.addEventListener("resize", () => whenIdle(focusScrollingRegions));
+if ("MutationObserver" in window) {
+  new MutationObserver((changes) => {
+    for (const change of changes) {
+      const target = change.target;
+      if (change.type === "attributes" && target.matches?.(SCROLLING)) keepFocusable(target);
+      for (const added of change.addedNodes ?? []) {
+        if (added.nodeType !== 1) continue;
+        if (added.matches(SCROLLING)) keepFocusable(added);
+        focusScrollingRegions(added);
+      }
+    }
+  }).observe(document.documentElement, { subtree: true, childList: true, attributes: true, attributeFilter: ["tabindex"] });
+}
+focusScrollingRegions();
 
 // The theme mounts annotations while the page is set up; name them once that is done.
 function onPage() {
@@ -44,7 +50,7 @@ function onPage() {
     nameAnnotations(document);
     focusScrollingRegions();
   });
-  watchScrollingRegions(); // the page's blocks, as the theme left them (or a page instant navigation brought)
+  focusScrollingRegions(); // the page's blocks, as the theme left them (or a page instant navigation brought)
 }
 
 onThemePage(onPage);

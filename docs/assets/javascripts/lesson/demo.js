@@ -104,14 +104,23 @@ function fitDump(pre, bytes, start) {
 }
 
 function render(result, host) {
-  const rows = result.writers.map((w) => node("tr", { "data-writer": w.id },
-    node("th", { scope: "row" }, w.name),
-    node("td", { class: "torn-demo__count", "data-unreadable": String(w.unreadable) }, `${w.unreadable} de ${w.kills}`),
-    node("td", { class: "torn-demo__count", "data-power-unreadable": String(w.power.unreadable) }, `${w.power.unreadable} de ${w.power.kills}`),
-    node("td", { class: "torn-demo__count" }, String(w.absent))));
+  // A power loss that leaves the file unreadable is as much a failure as a killed process that does:
+  // both columns mark it alike, and the one writer that survives both is marked as the clean row.
+  const rows = result.writers.map((w) => {
+    const clean = w.unreadable === 0 && w.power.unreadable === 0;
+    return node("tr", { "data-writer": w.id, "data-clean": String(clean) },
+      node("th", { scope: "row" }, w.name, clean ? node("span", { class: "torn-demo__clean" }, " ✓ sempre legível") : ""),
+      node("td", { class: "torn-demo__count", "data-unreadable": String(w.unreadable) }, `${w.unreadable} de ${w.kills}`),
+      node("td", { class: "torn-demo__count", "data-power-unreadable": String(w.power.unreadable) }, `${w.power.unreadable} de ${w.power.kills}`),
+      node("td", { class: "torn-demo__count" }, String(w.absent)));
+  });
   const table = node("table", { class: "torn-demo__table" },
-    node("caption", {}, "Quedas em momentos sorteados, em cada versão de save_checkpoint (quatro gravações seguidas): " +
-      "quantas deixaram o checkpoint.json ilegível"),
+    node("caption", {},
+      "Quedas em momentos sorteados, em cada versão de save_checkpoint (quatro gravações seguidas): quantas deixaram o checkpoint.json ilegível. ",
+      node("span", { class: "torn-demo__legend" },
+        node("strong", {}, "Processo morto"), ": só o processo morre; o que ele já entregou ao sistema operacional fica. ",
+        node("strong", {}, "Falta de energia"), ": a máquina desliga; só fica o que um os.fsync já levou ao disco. ",
+        node("strong", {}, "Ainda sem checkpoint"), ": quedas antes da primeira gravação, que não deixam arquivo nenhum (a retomada começa do zero, o que é correto).")),
     node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "Versão"),
       node("th", { scope: "col" }, "Processo morto"), node("th", { scope: "col" }, "Falta de energia"),
       node("th", { scope: "col" }, "Ainda sem checkpoint"))),

@@ -245,7 +245,7 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
 
   const legend = `Cada marca é um momento em que o processo poderia morrer (${total} no total` +
     (listed < total ? `, ${listed} mostrados` : "") + `; ${failed === 1 ? "1 deixaria" : `${failed} deixariam`} o disco errado). ` +
-    "A1 é depois que o modelo pede a 1ª ferramenta, antes de ela rodar; B1, depois que ela rodou; “modelo 2”, durante a 2ª chamada ao modelo. " +
+    groupNames(timeline.groups || []) +
     (powerFailed ? `Numa falta de energia, ${powerFailed} ${powerFailed === 1 ? "deles deixaria" : "deles deixariam"} o disco errado (marcas com ponto; ${graded ? "conta na nota" : "conselho, não conta na nota"}). ` : "") +
     "Selecione uma marca (ou use as setas) para ver o que a retomada encontraria.";
   host.replaceChildren(
@@ -267,4 +267,19 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
     return i >= 0;
   };
   return { select, selected: () => points[current], show };
+}
+
+// What the names of the timeline's parts mean, for the parts this timeline has (a legend that
+// explains A1 to a student whose code never saved at point A describes a timeline they do not see).
+const GROUP_NAMES = [
+  [/^A\d/, "A1 é depois que o modelo pede a 1ª ferramenta, antes de ela rodar"],
+  [/^ferramenta \d/, "“ferramenta 1”, enquanto a 1ª ferramenta roda"],
+  [/^B\d/, "B1, depois que a 1ª ferramenta rodou"],
+  [/^modelo \d/, "“modelo 2”, durante a 2ª chamada ao modelo"],
+];
+function groupNames(groups) {
+  const said = GROUP_NAMES.filter(([pattern]) => groups.some((g) => pattern.test(g))).map(([, text]) => text);
+  if (!said.length) return "";
+  const text = said.join("; ");
+  return text.charAt(0).toUpperCase() + text.slice(1) + ". ";
 }

@@ -13,6 +13,8 @@ const SAVE_DELAY_MS = 400;
 // Widgets of the current page; those left behind by instant navigation are disposed.
 const mounted = new Set();
 const STATE_TEXT = { pendente: "pendente", ok: "ok", falhou: "falhou" };
+// A failed code criterion, while the diagnosis it would give away is still unanswered.
+const CLOSED_FEEDBACK = "Responda a todas as perguntas do diagnóstico e clique em Verificar para ver por que esta verificação falhou.";
 const STALE_TEXT = {
   run: "Os resultados abaixo são de antes da última execução: verifique de novo para atualizá-los.",
   edit: "Os resultados abaixo são de antes da sua última mudança no código ou nas respostas: verifique de novo para atualizá-los.",
@@ -333,18 +335,28 @@ export class ExerciseWidget {
     list.after(this.summary, this.disk, this.timelineBox, this.solution);
   }
 
+  /** Whether the code criteria may explain themselves. An exercise whose questions diagnose its
+   * starter (`feedback_after_questions` in exercise.toml) keeps those explanations, the disk views
+   * and the timeline closed until every question has been answered at a Verificar: on the
+   * untouched starter they would state the diagnosis the questions ask for. */
+  codeFeedbackOpen() {
+    return !this.data.feedbackAfterQuestions || [...this.asked].every((id) => this.attempted.has(id));
+  }
+
   setCriterion(li, criterion) {
     const state = criterion.passed ? "ok" : "falhou";
     const id = li.dataset.criterion;
+    const closed = !this.asked.has(id) && !this.codeFeedbackOpen();
     li.dataset.state = state;
     // The full criterion states the answer: it replaces the neutral title only once the student
     // answered it right or chose to see it (an older verdict may carry labels for every criterion).
     const label = li.querySelector(".exercise-criterion__label");
-    if (criterion.label && (criterion.passed || criterion.revealed)) label.replaceChildren(richText(criterion.label));
+    if (criterion.label && (criterion.passed || criterion.revealed) && !closed) label.replaceChildren(richText(criterion.label));
     else label.innerHTML = this.titles.get(id);
     li.querySelector(".exercise-criterion__state").textContent = STATE_TEXT[state];
     li.querySelectorAll(".exercise-criterion__message, .exercise-criterion__answer, .exercise-criterion__reveal").forEach((m) => m.remove());
-    const text = state === "falhou" ? criterion.message : criterion.hint;
+    let text = state === "falhou" ? criterion.message : criterion.hint;
+    if (closed) text = state === "falhou" ? CLOSED_FEEDBACK : null;
     if (text) li.append(el("p", { class: "exercise-criterion__message" }, richText(text)));
     if (criterion.revealed && criterion.answer) {
       li.append(el("div", { class: "exercise-criterion__answer" },
@@ -398,8 +410,9 @@ export class ExerciseWidget {
     this.markStale(false);
     // The timeline shows every crash with its disk view; the single disk panel is for the others.
     // The disk panel is for a simulated crash; Nível 1's disk views are in the messages already.
-    this.renderDisk(verdict.timeline || !firstDisk?.crash?.startsWith("Queda") ? null : firstDisk);
-    this.renderTimeline(verdict.timeline);
+    const open = this.codeFeedbackOpen();
+    this.renderDisk(!open || verdict.timeline || !firstDisk?.crash?.startsWith("Queda") ? null : firstDisk);
+    this.renderTimeline(open ? verdict.timeline : null);
     this.solution.hidden = !(verdict.passed && this.data.starter != null);
   }
 

@@ -1,9 +1,9 @@
 // Entry of the CodeMirror bundle (docs/assets/javascripts/vendor/codemirror.min.js).
 // Rebuilt by `make editor`; the site ships the built file, so no Node is needed to serve it.
-import { EditorView, ViewPlugin, Decoration, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
+import { EditorView, ViewPlugin, Decoration, WidgetType, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
 import { EditorState, Compartment, RangeSetBuilder } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from "@codemirror/commands";
-import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, defaultHighlightStyle, HighlightStyle } from "@codemirror/language";
+import { bracketMatching, indentOnInput, indentUnit, syntaxHighlighting, syntaxTree, defaultHighlightStyle, HighlightStyle } from "@codemirror/language";
 import { python } from "@codemirror/lang-python";
 import { oneDarkTheme, oneDarkHighlightStyle } from "@codemirror/theme-one-dark";
 
@@ -43,31 +43,80 @@ function hanging(columns) {
   return hangingDecorations.get(columns);
 }
 
+// Where a wrapped line of code may break. A browser breaks text where prose breaks (after spaces)
+// and, in a word wider than the row, anywhere; code is not prose:
+// - the spaces of the indentation must never end a row, or a line whose first token is long shows
+//   its number beside an empty row and its code one row lower: the indentation and the first
+//   character of the code share a span that does not wrap, so no break falls between them;
+// - a long run such as `f.write(json.dumps({"messages":` has no space at all, so the browser cut it
+//   inside a word ("mess" / "ages"): a <wbr> after each opening bracket and comma, and before each
+//   `.` between names, outside strings and comments, gives it better places first. A <wbr> has no
+//   text: selections, copies and screen readers read the code as it is.
+class BreakPoint extends WidgetType {
+  eq() {
+    return true;
+  }
+
+  toDOM() {
+    return document.createElement("wbr");
+  }
+
+  ignoreEvent() {
+    return false;
+  }
+}
+const holdIndent = Decoration.mark({ class: "cm-hold-indent" });
+const breakPoint = Decoration.widget({ widget: new BreakPoint(), side: 1 });
+const AFTER = new Set(["(", "[", "{", ","]);
+const NAME = /[A-Za-z0-9_)\]]/;
+const PROSE = /String|Comment/;
+
+function inProse(tree, pos) {
+  for (let node = tree.resolveInner(pos, 1); node; node = node.parent) if (PROSE.test(node.name)) return true;
+  return false;
+}
+
+function wrapDecorations(view) {
+  const builder = new RangeSetBuilder();
+  const tree = syntaxTree(view.state);
+  for (const { from, to } of view.visibleRanges) {
+    for (let pos = from; pos <= to;) {
+      const line = view.state.doc.lineAt(pos);
+      const text = line.text;
+      const columns = indentColumns(text, view.state.tabSize);
+      const indent = text.length - text.trimStart().length;
+      if (columns && columns < line.length) builder.add(line.from, line.from, hanging(columns));
+      if (indent && indent < text.length) builder.add(line.from, line.from + indent + 1, holdIndent);
+      for (let i = indent; i < text.length - 1; i += 1) {
+        const ch = text[i];
+        const dot = ch === "." && NAME.test(text[i - 1] ?? "") && /[A-Za-z_]/.test(text[i + 1]);
+        const before = AFTER.has(ch) ? i + 1 : dot ? i : -1;
+        if (before <= indent || text[before] === " " || inProse(tree, line.from + i)) continue;
+        builder.add(line.from + before, line.from + before, breakPoint);
+      }
+      pos = line.to + 1;
+    }
+  }
+  return builder.finish();
+}
+
 const hangingIndent = [
   ViewPlugin.fromClass(class {
     constructor(view) {
-      this.decorations = this.build(view);
+      this.decorations = wrapDecorations(view);
     }
 
     update(update) {
-      if (update.docChanged || update.viewportChanged) this.decorations = this.build(update.view);
-    }
-
-    build(view) {
-      const builder = new RangeSetBuilder();
-      for (const { from, to } of view.visibleRanges) {
-        for (let pos = from; pos <= to;) {
-          const line = view.state.doc.lineAt(pos);
-          const columns = indentColumns(line.text, view.state.tabSize);
-          if (columns && columns < line.length) builder.add(line.from, line.from, hanging(columns));
-          pos = line.to + 1;
-        }
+      if (update.docChanged || update.viewportChanged || syntaxTree(update.startState) !== syntaxTree(update.state)) {
+        this.decorations = wrapDecorations(update.view);
       }
-      return builder.finish();
     }
   }, { decorations: (plugin) => plugin.decorations }),
   // The line's padding grows by its indentation and its first row moves back by as much.
-  EditorView.baseTheme({ ".cm-line.cm-hanging": { paddingLeft: "calc(var(--hang) + 6px)", textIndent: "calc(-1 * var(--hang))" } }),
+  EditorView.baseTheme({
+    ".cm-line.cm-hanging": { paddingLeft: "calc(var(--hang) + 6px)", textIndent: "calc(-1 * var(--hang))" },
+    ".cm-hold-indent": { whiteSpace: "pre" },
+  }),
 ];
 
 /**
