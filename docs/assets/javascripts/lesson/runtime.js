@@ -13,6 +13,9 @@ export const DEFAULT_TIME_LIMIT_MS = 10000;
 const INTERRUPT_GRACE_MS = 1000;
 // How often an interrupt Python took but did not act on is asked again (see interruptRunning).
 const INTERRUPT_AGAIN_MS = 200;
+// A start still loading after this long is reported (a slow line may need it: it goes on).
+const STALLED_MS = 60_000;
+const STALLED = "ele está demorando demais para carregar; numa conexão lenta, espere mais um pouco ou tente de novo";
 
 export class PythonRuntime {
   constructor({ timeLimitMs = DEFAULT_TIME_LIMIT_MS } = {}) {
@@ -22,6 +25,10 @@ export class PythonRuntime {
     this.detail = ""; // why it failed, for a widget that subscribes later
     this.process = null; // the PythonProcess running the calls
     this.ready = null;
+    this.stalled = false; // the start in progress took too long (see start)
+    this.stallTimer = null;
+    this.stalledStart = null; // rejects when the start in progress stalls
+    this.rejectStalled = () => {};
     this.queue = Promise.resolve();
     this.waiting = new Set(); // calls queued but not running yet
     this.running = null; // the call Python is running now (a promise that settles when it ends)
@@ -45,9 +52,14 @@ export class PythonRuntime {
     if (early) early.state = state;
   }
 
-  /** Start the worker once; later calls return the same promise. */
+  /** Start the worker once; later calls return the same promise (a stalled start is begun anew). */
   start() {
-    if (this.ready) return this.ready;
+    if (this.ready && !this.stalled) return this.ready;
+    if (this.stalled) {
+      this.stalled = false;
+      this.process?.terminate();
+      this.process = null;
+    }
     this.setState("loading");
     const missing = pythonMissing();
     if (missing) {
@@ -57,20 +69,38 @@ export class PythonRuntime {
     }
     // One quiet retry with a fresh worker: a busy static server may drop a connection while
     // Python's files load (python -m http.server queues only a few).
-    this.ready = this.boot(adoptEarlyWorker())
+    const ready = this.boot(adoptEarlyWorker())
       .catch(() => this.boot(null))
       .then(() => {
+        if (this.ready !== ready) return; // replaced by a newer start
+        clearTimeout(this.stallTimer);
+        this.stalled = false; // late, but well: this Python is used
         this.setState("ready");
         keepPythonOffline();
       })
       .catch((error) => {
+        if (this.ready !== ready) throw error;
+        clearTimeout(this.stallTimer);
         this.setState("failed", error.message);
         this.ready = null;
         this.process?.terminate();
         this.process = null;
         throw error;
       });
-    return this.ready;
+    this.ready = ready;
+    // Calls waiting for this start hear of a stall (see call); the start itself goes on.
+    this.stalledStart = new Promise((_, reject) => (this.rejectStalled = reject));
+    this.stalledStart.catch(() => {});
+    // Pyodide may also give up without a word (seen with a .wasm that failed to download): a start
+    // that takes this long is reported with Tentar de novo, and still becomes ready if it ends well.
+    clearTimeout(this.stallTimer);
+    this.stallTimer = setTimeout(() => {
+      if (this.ready !== ready || this.state !== "loading") return;
+      this.stalled = true;
+      this.setState("failed", STALLED);
+      this.rejectStalled(new RuntimeError("failed", STALLED));
+    }, STALLED_MS);
+    return ready;
   }
 
   /** Async: a worker the browser refuses to create rejects like one that fails to load. */
@@ -97,7 +127,8 @@ export class PythonRuntime {
     this.waiting.add(ticket);
     const run = async () => {
       try {
-        await this.start();
+        const starting = this.start();
+        await Promise.race([starting, this.stalledStart ?? starting]);
       } finally {
         this.waiting.delete(ticket);
       }
@@ -171,6 +202,8 @@ export class PythonRuntime {
   }
 
   restart(reason = new RuntimeError("timeout", "tempo esgotado")) {
+    clearTimeout(this.stallTimer);
+    this.stalled = false;
     this.process?.terminate(reason);
     this.process = null;
     this.ready = null;
