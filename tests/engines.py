@@ -169,6 +169,7 @@ class WebKit:
     def __init__(self):
         from selenium import webdriver
         from selenium.webdriver.remote.client_config import ClientConfig
+        from selenium.webdriver.remote.remote_connection import RemoteConnection
         from selenium.webdriver.webkitgtk.options import Options
 
         port = _free_port()
@@ -183,8 +184,7 @@ class WebKit:
         options.add_argument("--automation")  # without it the session never starts
         try:
             config = ClientConfig(remote_server_addr=f"http://127.0.0.1:{port}", timeout=SCRIPT_TIMEOUT_S + 30)
-            self.driver = webdriver.Remote(command_executor=config.remote_server_addr, options=options,
-                                           client_config=config)
+            self.driver = webdriver.Remote(command_executor=RemoteConnection(client_config=config), options=options)
         except Exception:
             _end(self.process)
             raise
