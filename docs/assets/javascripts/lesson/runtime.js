@@ -14,7 +14,7 @@ const INTERRUPT_GRACE_MS = 1000;
 // How often an interrupt Python took but did not act on is asked again (see interruptRunning).
 const INTERRUPT_AGAIN_MS = 200;
 // A start still loading after this long is reported (a slow line may need it: it goes on).
-const STALLED_MS = 60_000;
+const STALLED_MS = 120_000;
 const STALLED = "ele está demorando demais para carregar; numa conexão lenta, espere mais um pouco ou tente de novo";
 
 export class PythonRuntime {
