@@ -16,13 +16,13 @@ export NO_MKDOCS_2_WARNING := 1
 export CHROMIUM
 
 .DEFAULT_GOAL := help
-.PHONY: help setup build serve test bench editor chromium sandbox-tools clean
+.PHONY: help setup build serve test bench editor chromium engines sandbox-tools clean
 
 help:
 	@echo "make serve  - instala tudo e serve o site em http://$(HOST):$(PORT)/"
 	@echo "make build  - gera a pasta site/, pronta para qualquer servidor estático"
 	@echo "              (BUILDER=zensical: com o Zensical no lugar do MkDocs, em build e serve)"
-	@echo "make test   - instala tudo (inclusive o Chromium) e roda todos os testes"
+	@echo "make test   - instala tudo (inclusive Chromium, Firefox e WebKitGTK) e roda todos os testes"
 	@echo "make bench  - mede a velocidade dos corretores, do widget e da página (Lighthouse); não é teste"
 	@echo "make editor - reconstrói o pacote do CodeMirror (só para quem muda o editor)"
 	@echo "make clean  - apaga site/, .venv/ e node_modules/"
@@ -98,7 +98,22 @@ chromium:
 		exit 1; \
 	fi
 
-test: setup $(VENV)/.test-deps chromium sandbox-tools
+# The two other engines of the core-path test (tests/test_browser_engines.py): Firefox ESR and
+# WebKitGTK (the engine of Safari: its WebDriver, its MiniBrowser and a virtual display for it).
+ENGINE_PACKAGES := firefox-esr webkit2gtk-driver libwebkit2gtk-4.1-0 xvfb xauth
+engines:
+	@if [ -x /usr/bin/firefox-esr ] && [ -x /usr/bin/WebKitWebDriver ] && [ -x /usr/bin/xvfb-run ] \
+		&& ls /usr/lib/*/webkit2gtk-4.1/MiniBrowser >/dev/null 2>&1; then \
+		echo "Firefox e WebKitGTK: ok"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get -o DPkg::Lock::Timeout=600 update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $(ENGINE_PACKAGES) >/dev/null; \
+	else \
+		echo "Instale os pacotes $(ENGINE_PACKAGES) (o teste do caminho do aluno roda no Firefox e no WebKitGTK)." >&2; \
+		exit 1; \
+	fi
+
+test: setup $(VENV)/.test-deps chromium engines sandbox-tools
 	$(PY) -m pytest
 
 # The shipped editor bundle; tests/test_editor_bundle.py checks it matches this build.

@@ -5,6 +5,7 @@ import { setUpServiceWorker } from "./offline.js";
 import { NEAR_SCREEN, pythonWaitsForExercise, whenPainted } from "./loading.js";
 import { onEveryPage } from "./pages.js";
 import { orderAllOptions } from "./options.js";
+import { showBrokenExercise } from "./broken.js";
 import "./a11y.js";
 import "./copy.js";
 
@@ -14,7 +15,8 @@ function startPythonEarly() {
   if (document.querySelector("section.exercise") && !pythonWaitsForExercise()) {
     whenPainted()
       .then(() => import("./runtime.js"))
-      .then(({ sharedRuntime }) => sharedRuntime().start().catch(() => {}));
+      .then(({ sharedRuntime }) => sharedRuntime().start())
+      .catch(() => {}); // the widgets say why (runtime state "failed")
   }
 }
 
@@ -29,8 +31,13 @@ function mountExercisesNearScreen() {
     const near = entries.filter((e) => e.isIntersecting).map((e) => e.target);
     if (!near.length) return;
     near.forEach((section) => observer.unobserve(section));
-    const { mountAll } = await import("./widget.js");
-    mountAll(document, near);
+    try {
+      const { mountAll } = await import("./widget.js");
+      mountAll(document, near);
+    } catch (error) {
+      // The widget's code (or its editor) did not load: each exercise says so instead of staying blank.
+      near.forEach((section) => showBrokenExercise(section, error));
+    }
   }, { rootMargin: NEAR_SCREEN });
   sections.forEach((section) => nearScreen.observe(section));
 }
@@ -70,5 +77,6 @@ async function setUpOffline() {
   }
   setUpServiceWorker();
 }
-if (document.readyState === "complete") setUpOffline();
-else window.addEventListener("load", () => setUpOffline(), { once: true });
+const offline = () => setUpOffline().catch(() => {}); // the site works without it
+if (document.readyState === "complete") offline();
+else window.addEventListener("load", offline, { once: true });

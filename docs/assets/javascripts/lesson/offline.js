@@ -1,5 +1,7 @@
 // The site's service worker (docs/sw.js): registered when the build ships it, removed when the
 // build turned it off (see README). Browsers without service workers keep working as before.
+import { canUseServiceWorkers } from "./capabilities.js";
+
 const ROOT = new URL("../../../", import.meta.url);
 const PREFIX = `licao:${ROOT.href}:`;
 
@@ -9,7 +11,7 @@ let registering = null;
 export function setUpServiceWorker() {
   if (registering) return registering;
   const mode = document.querySelector('meta[name="lesson-service-worker"]')?.content;
-  if (!("serviceWorker" in navigator) || !mode) {
+  if (!canUseServiceWorkers() || !mode) {
     registering = Promise.resolve(null);
   } else if (mode === "off") {
     registering = removeServiceWorker().then(() => null);

@@ -10,13 +10,25 @@ const LESSON_DIR = "/opt/corretor"; // outside the home, which each graded run e
 const post = self.postMessage.bind(self);
 let handle = null;
 
-// Python boots as soon as the worker exists, before the page sends "init".
-const booting = loadPyodide({
-  indexURL: new URL("../../../pyodide/", import.meta.url).href,
-  // The graders capture the student's output themselves; the runtime stays quiet.
-  stdout: () => {},
-  stderr: () => {},
+// Pyodide may give up starting without rejecting loadPyodide (a .wasm that failed to download, for
+// one): that error then surfaces only as an unhandled rejection here, and fails the boot with it.
+let bootAborted;
+const aborted = new Promise((_, reject) => (bootAborted = reject));
+self.addEventListener("unhandledrejection", (event) => {
+  event.preventDefault();
+  bootAborted(event.reason instanceof Error ? event.reason : new Error(String(event.reason)));
 });
+
+// Python boots as soon as the worker exists, before the page sends "init".
+const booting = Promise.race([
+  loadPyodide({
+    indexURL: new URL("../../../pyodide/", import.meta.url).href,
+    // The graders capture the student's output themselves; the runtime stays quiet.
+    stdout: () => {},
+    stderr: () => {},
+  }),
+  aborted,
+]);
 booting.catch(() => {}); // reported by "init"
 
 async function init({ bundleUrl, interruptBuffer }) {

@@ -1,6 +1,8 @@
 // Page side of the Python worker: lazy start, one call at a time, a time limit per call,
-// and "Parar" (interrupt when the page is cross-origin isolated, else switch to the hot spare
-// worker of spare.js, or to a fresh one).
+// and "Parar" (interrupt where the page can share memory with the worker, else switch to the hot
+// spare worker of spare.js, or to a fresh one). A Python that cannot start ends in "failed", never
+// in an exception: the widget says so and offers to try again.
+import { canInterrupt, pythonMissing } from "./capabilities.js";
 import { keepPythonOffline } from "./offline.js";
 import { PythonProcess, RuntimeError } from "./python-process.js";
 import { SparePython } from "./spare.js";
@@ -11,59 +13,100 @@ export const DEFAULT_TIME_LIMIT_MS = 10000;
 const INTERRUPT_GRACE_MS = 1000;
 // How often an interrupt Python took but did not act on is asked again (see interruptRunning).
 const INTERRUPT_AGAIN_MS = 200;
+// A start still loading after this long is reported (a slow line may need it: it goes on).
+const STALLED_MS = 120_000;
+const STALLED = "ele está demorando demais para carregar; numa conexão lenta, espere mais um pouco ou tente de novo";
 
 export class PythonRuntime {
   constructor({ timeLimitMs = DEFAULT_TIME_LIMIT_MS } = {}) {
     this.timeLimitMs = timeLimitMs;
     this.listeners = new Set();
     this.state = "idle"; // idle | loading | ready | busy | failed
+    this.detail = ""; // why it failed, for a widget that subscribes later
     this.process = null; // the PythonProcess running the calls
     this.ready = null;
+    this.stalled = false; // the start in progress took too long (see start)
+    this.stallTimer = null;
+    this.stalledStart = null; // rejects when the start in progress stalls
+    this.rejectStalled = () => {};
     this.queue = Promise.resolve();
     this.waiting = new Set(); // calls queued but not running yet
     this.running = null; // the call Python is running now (a promise that settles when it ends)
-    this.interrupt = globalThis.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
-    this.spare = new SparePython(() => this.state === "ready");
+    // Tested, not inferred from crossOriginIsolated: some engines isolate without SharedArrayBuffer.
+    this.interrupt = canInterrupt() ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    this.spare = new SparePython(() => this.state === "ready", Boolean(this.interrupt));
   }
 
   onState(listener) {
     this.listeners.add(listener);
-    listener(this.state);
+    listener(this.state, this.detail);
     return () => this.listeners.delete(listener);
   }
 
   setState(state, detail = "") {
     this.state = state;
+    this.detail = detail;
     for (const listener of this.listeners) listener(state, detail);
     // For the page's inline scripts: the theme's loader waits while Python starts or checks.
     const early = globalThis.__lessonPython;
     if (early) early.state = state;
   }
 
-  /** Start the worker once; later calls return the same promise. */
+  /** Start the worker once; later calls return the same promise (a stalled start is begun anew). */
   start() {
-    if (this.ready) return this.ready;
+    if (this.ready && !this.stalled) return this.ready;
+    if (this.stalled) {
+      this.stalled = false;
+      this.process?.terminate();
+      this.process = null;
+    }
     this.setState("loading");
+    const missing = pythonMissing();
+    if (missing) {
+      adoptEarlyWorker()?.terminate();
+      this.setState("failed", missing);
+      return Promise.reject(new RuntimeError("unsupported", missing));
+    }
     // One quiet retry with a fresh worker: a busy static server may drop a connection while
     // Python's files load (python -m http.server queues only a few).
-    this.ready = this.boot(adoptEarlyWorker())
+    const ready = this.boot(adoptEarlyWorker())
       .catch(() => this.boot(null))
       .then(() => {
+        if (this.ready !== ready) return; // replaced by a newer start
+        clearTimeout(this.stallTimer);
+        this.stalled = false; // late, but well: this Python is used
         this.setState("ready");
         keepPythonOffline();
       })
       .catch((error) => {
+        if (this.ready !== ready) throw error;
+        clearTimeout(this.stallTimer);
         this.setState("failed", error.message);
         this.ready = null;
         this.process?.terminate();
         this.process = null;
         throw error;
       });
-    return this.ready;
+    this.ready = ready;
+    // Calls waiting for this start hear of a stall (see call); the start itself goes on.
+    this.stalledStart = new Promise((_, reject) => (this.rejectStalled = reject));
+    this.stalledStart.catch(() => {});
+    // Pyodide may also give up without a word (seen with a .wasm that failed to download): a start
+    // that takes this long is reported with Tentar de novo, and still becomes ready if it ends well.
+    clearTimeout(this.stallTimer);
+    this.stallTimer = setTimeout(() => {
+      if (this.ready !== ready || this.state !== "loading") return;
+      this.stalled = true;
+      this.setState("failed", STALLED);
+      this.rejectStalled(new RuntimeError("failed", STALLED));
+    }, STALLED_MS);
+    return ready;
   }
 
-  boot(worker) {
+  /** Async: a worker the browser refuses to create rejects like one that fails to load. */
+  async boot(worker) {
     this.process?.terminate();
+    this.process = null;
     this.process = new PythonProcess(worker);
     this.watch(this.process);
     return this.process.init(this.interrupt?.buffer);
@@ -84,7 +127,8 @@ export class PythonRuntime {
     this.waiting.add(ticket);
     const run = async () => {
       try {
-        await this.start();
+        const starting = this.start();
+        await Promise.race([starting, this.stalledStart ?? starting]);
       } finally {
         this.waiting.delete(ticket);
       }
@@ -158,6 +202,8 @@ export class PythonRuntime {
   }
 
   restart(reason = new RuntimeError("timeout", "tempo esgotado")) {
+    clearTimeout(this.stallTimer);
+    this.stalled = false;
     this.process?.terminate(reason);
     this.process = null;
     this.ready = null;

@@ -9,18 +9,19 @@ const IDLE_TIMEOUT_MS = 5000;
 // Two Pythons take ~2× the memory (some 100 MB more); below this, Parar reloads Python instead.
 const MIN_DEVICE_MEMORY_GB = 4;
 
-/** Cross-origin-isolated pages interrupt in place; phones with little memory keep one Python. */
-export function spareAllowed() {
-  if (globalThis.crossOriginIsolated) return false;
+/** Pages that can interrupt Python in place need no spare; phones with little memory keep one Python. */
+export function spareAllowed(canInterrupt) {
+  if (canInterrupt) return false;
   const memory = navigator.deviceMemory;
   return !(typeof memory === "number" && memory < MIN_DEVICE_MEMORY_GB);
 }
 
 export class SparePython {
-  /** `isQuiet()`: whether the page's Python is idle now (the spare never boots during a call). */
-  constructor(isQuiet) {
+  /** `isQuiet()`: whether the page's Python is idle now (the spare never boots during a call);
+   * `canInterrupt`: whether the runtime stops Python in place (capabilities.js said so). */
+  constructor(isQuiet, canInterrupt = false) {
     this.isQuiet = isQuiet;
-    this.allowed = spareAllowed();
+    this.allowed = spareAllowed(canInterrupt);
     this.current = null; // {process, ready, booted}
     this.scheduled = false;
   }
@@ -43,7 +44,13 @@ export class SparePython {
   }
 
   boot() {
-    const spare = { process: new PythonProcess(), booted: false };
+    let process;
+    try {
+      process = new PythonProcess();
+    } catch {
+      return; // the browser refused a second worker: Parar reloads Python instead
+    }
+    const spare = { process, booted: false };
     spare.ready = spare.process.init()
       .then(() => warmUp(spare.process))
       .then(() => {

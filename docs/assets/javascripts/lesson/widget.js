@@ -6,6 +6,8 @@ import * as storage from "./storage.js";
 import { renderTimeline } from "./timeline.js";
 import { NEAR_SCREEN } from "./loading.js";
 import { orderOptions } from "./options.js";
+import { workSaved } from "./persistence.js";
+import { showBrokenExercise } from "./broken.js";
 
 const SAVE_DELAY_MS = 400;
 // Widgets of the current page; those left behind by instant navigation are disposed.
@@ -83,6 +85,7 @@ export class ExerciseWidget {
     // A keyboard user may reach the exercise before its widget loads: they keep their focus.
     const focused = this.section.contains(document.activeElement) ? document.activeElement : null;
     const { record, problem } = storage.load(this.id);
+    this.hadRecord = Boolean(record); // a record that vanishes later was cleared by the browser
     // Criteria whose questions were all answered at some Verificar (a real attempt), and those
     // whose answer the student chose to see: both kept in the record; `revealed` is exported.
     this.attempted = new Set(Array.isArray(record?.attempted) ? record.attempted : []);
@@ -269,7 +272,13 @@ export class ExerciseWidget {
       ...Object.values(this.buttons), this.status);
     const anchor = this.section.querySelector(".exercise-criteria__title");
     this.output = el("div", { class: "exercise-output", hidden: true });
-    anchor.before(bar, this.output);
+    this.unavailable = el("div", { class: "exercise-unavailable admonition failure", role: "alert", hidden: true },
+      el("p", { class: "exercise-unavailable__text" }),
+      el("p", {}, el("button", { type: "button", class: "md-button", onclick: () => this.retryPython() }, "Tentar de novo")));
+    this.note = el("div", { class: "exercise-note admonition info", role: "status", hidden: true },
+      el("p", { class: "exercise-note__text" }),
+      el("p", {}, el("button", { type: "button", class: "md-button", onclick: () => (this.note.hidden = true) }, "Entendi")));
+    anchor.before(bar, this.unavailable, this.note, this.output);
   }
 
   setBusy(busy, text = "") {
@@ -281,9 +290,30 @@ export class ExerciseWidget {
 
   onRuntimeState(state, detail) {
     if (!this.section.isConnected) return;
+    if (state === "failed") {
+      this.status.textContent = "O Python não iniciou.";
+      this.showUnavailable(detail);
+      return;
+    }
+    this.unavailable.hidden = true;
     if (state === "loading") this.status.textContent = "Carregando Python…";
     else if (state === "ready" && !this.busy) this.status.textContent = "Python pronto.";
-    else if (state === "failed") this.status.textContent = `Não foi possível carregar o Python: ${detail}`;
+  }
+
+  /** Python could not start: what happened, what still works, and a way to try again. */
+  showUnavailable(detail) {
+    const why = detail ? ` (${detail})` : "";
+    this.unavailable.querySelector(".exercise-unavailable__text").textContent =
+      `Não foi possível iniciar o Python neste navegador${why}. Executar e Verificar dependem dele; ` +
+      "o resto continua funcionando: você pode ler a lição, escrever seu código e suas respostas " +
+      "(guardados neste navegador) e usar “Exportar respostas”.";
+    this.unavailable.hidden = false;
+  }
+
+  retryPython() {
+    this.unavailable.hidden = true;
+    this.status.textContent = "Carregando Python…";
+    this.runtime.start().catch(() => {}); // a new failure shows this message again
   }
 
   // --- results ------------------------------------------------------------------------
@@ -416,6 +446,12 @@ export class ExerciseWidget {
     this.markStale(true, "error");
   }
 
+  showNote(text) {
+    if (!this.section.isConnected) return;
+    this.note.querySelector(".exercise-note__text").textContent = text;
+    this.note.hidden = false;
+  }
+
   alert(text) {
     this.alertBox.textContent = text;
     this.alertBox.hidden = false;
@@ -427,6 +463,7 @@ export class ExerciseWidget {
         "provavelmente entra em um laço infinito (um while sem saída, por exemplo). Seu código continua no editor.";
     }
     if (error.kind === "stopped") return "Execução interrompida. Seu código continua no editor.";
+    if (error.kind === "unsupported") return `Não dá para executar Python neste navegador: ${error.message}. Seu código continua no editor.`;
     return `O Python do navegador falhou (${error.message}). Tente de novo; se persistir, recarregue a página.`;
   }
 
@@ -575,8 +612,16 @@ export class ExerciseWidget {
     const fields = this.fields();
     const text = JSON.stringify(fields);
     if (text === this.lastSaved) return;
+    const cleared = this.hadRecord && storage.peek(this.id).raw == null;
     if (storage.save(this.id, fields)) {
       this.lastSaved = text;
+      this.hadRecord = true;
+      if (cleared) {
+        this.alert("O navegador apagou o que esta página tinha guardado deste exercício (alguns apagam os dados de um " +
+          "site depois de dias sem visita, ou quando alguém limpa os dados de navegação). O que está na tela continua " +
+          "aqui e acaba de ser guardado de novo; para ter uma cópia, use “Exportar respostas”.");
+      }
+      workSaved((notice) => this.showNote(notice));
     } else if (!this.warnedUnsaved) {
       this.warnedUnsaved = true;
       this.alert("Este navegador não deixou a página guardar seu trabalho (armazenamento bloqueado ou cheio). " +
@@ -597,7 +642,13 @@ export function mountAll(root = document, only = null) {
   for (const widget of [...mounted]) if (!widget.section.isConnected) widget.dispose();
   const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")]
     .filter((section) => !only || only.includes(section));
-  for (const section of sections) new ExerciseWidget(section).mount();
+  for (const section of sections) {
+    try {
+      new ExerciseWidget(section).mount();
+    } catch (error) {
+      showBrokenExercise(section, error); // the others still mount
+    }
+  }
   if (!sections.length) return;
   const runtime = sharedRuntime();
   const start = () => runtime.start().catch(() => {});
