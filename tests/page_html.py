@@ -89,7 +89,9 @@ class _Reader(html.parser.HTMLParser):
 
     def handle_data(self, data):
         self.text_parts.append(data)
-        for sink in (self._heading, self._code, self._title):
+        # A code note's marker (sitebuild/code_notes.py) sits in the code but is not code.
+        in_marker = any("lesson-note-marker" in a.get("class", "").split() for _, a in self.stack)
+        for sink in (self._heading, None if in_marker else self._code, self._title):
             if sink is not None:
                 sink.append(data)
         if self._exercise is not None:
