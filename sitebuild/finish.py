@@ -176,6 +176,13 @@ SCROLLING_REGION = re.compile(
     r'(<pre\b[^>]*>(?:<span></span>)?<code\b|<div class="tabbed-labels\b[^"]*")(?![^>]*\btabindex=)'
 )
 FOCUSABLE = ' tabindex="0"'
+# The theme's script wraps every plain table in a scrolling box when it mounts, which moves the text
+# below by the box's margins: the build wraps them the same way, so the first paint is the final
+# form (a box the script adds inside ours is flattened by lesson.css).
+PLAIN_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
+TABLE_BOX = ('<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table"><table>{}</table>'
+             '</div></div>')
+TABLE_BOXED = 'class="md-typeset__table"><table>'
 SEARCH_DIALOG = re.compile(r'(<div class="md-search"[^>]*\brole="dialog")(?![^>]*\baria-label=)([^>]*)>')
 
 
@@ -203,6 +210,8 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
     elif "</head>" in html:
         html = html.replace("</head>", tag + "\n</head>", 1)
     html = SCROLLING_REGION.sub(lambda m: m.group(1) + FOCUSABLE, html)
+    html = PLAIN_TABLE.sub(lambda m: m.group(0) if html[max(0, m.start() - len(TABLE_BOXED) + 7):m.start() + 7]
+                           == TABLE_BOXED else TABLE_BOX.format(m.group(1)), html)
     html = render_code_notes(html)
     html = add_copy_buttons(html)
     # The search is shown from the first paint (lesson.css), before the theme's script names its

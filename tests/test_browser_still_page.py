@@ -56,7 +56,7 @@ def test_the_theme_arriving_moves_nothing_and_every_marker_is_on_the_screen(phon
     page.wait_for_timeout(800)  # what the theme measures and moves, it does in the next frames
     after = page.evaluate(LAYOUT)
     assert after["themeMarkers"] == 0, "the theme's script transformed the annotations again"
-    assert after["after"] == before["after"], "the paragraph below the annotated block moved"
+    assert after["after"] == before["after"], ("the paragraph below the annotated block moved", before, after)
     assert after["markers"] == before["markers"]
     assert after["header"] == before["header"], "the header changed when the theme's script arrived"
 

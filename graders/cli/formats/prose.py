@@ -3,7 +3,7 @@ class report; used by the formats that print prose, so they all say the same thi
 
 from __future__ import annotations
 
-from ..report import plural
+from ..report import plural, revealed
 
 ISOLATION_TEXT = {
     "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
@@ -101,10 +101,12 @@ def ignored_lines(ignored: list[dict]) -> list[str]:
 
 
 def status_line(row: dict) -> str:
-    """`REPROVADO (2 de 6 critérios; nota 3,3)` for one student."""
+    """`REPROVADO (2 de 6 critérios; nota 3,3; 1 resposta revelada)` for one student."""
     score = row["score"]
     grade = "sem nota" if score["grade"] is None else f"nota {decimal(score['grade'])}"
-    return f"{row['status'].upper()} ({score['met']} de {plural(score['total'], 'critério', 'critérios')}; {grade})"
+    shown = sum(1 for result in row.get("exercises", {}).values() for c in result.get("criteria", []) if revealed(c))
+    extra = f"; {plural(shown, 'resposta revelada', 'respostas reveladas')}" if shown else ""
+    return f"{row['status'].upper()} ({score['met']} de {plural(score['total'], 'critério', 'critérios')}; {grade}{extra})"
 
 
 def who(row: dict) -> str:
