@@ -174,8 +174,8 @@ def test_hexdump_shows_its_decoded_text_without_scrolling_sideways(demo, name, v
 
 # --- the editor ---------------------------------------------------------------------------------
 
-WRAP_ROWS = """(line) => {
-  // [left of the first non-space character, left of the first character of each following row].
+# Every character of an editor line with its box: [character, left, top (rounded), width].
+LINE_CHARS = """(line) => {
   const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
   const chars = [];
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
@@ -184,14 +184,20 @@ WRAP_ROWS = """(line) => {
       r.setStart(n, i);
       r.setEnd(n, i + 1);
       const b = r.getClientRects()[0];
-      if (b) chars.push([n.textContent[i], b.left, Math.round(b.top)]);
+      if (b) chars.push([n.textContent[i], b.left, Math.round(b.top), b.width]);
     }
   }
+  return chars;
+}"""
+
+WRAP_ROWS = """(line) => {
+  // [left of the first non-space character, left of the first character of each following row].
+  const chars = (%s)(line);
   const first = chars.find((c) => c[0] !== " ");
   const rows = [];
   for (let i = 1; i < chars.length; i += 1) if (chars[i][2] > chars[i - 1][2]) rows.push(chars[i][1]);
   return [first[1], rows];
-}"""
+}""" % LINE_CHARS
 
 
 @pytest.mark.parametrize("name,viewport,palette", [VIEWS[0], VIEWS[3]])
@@ -215,22 +221,12 @@ def test_wrapped_editor_lines_continue_at_their_own_indentation(lesson, name, vi
 ROW_BREAKS = """(line) => {
   // Each row break of a wrapped line: [character before, character after]; and whether the line's
   // first non-space character is on its first row (the row beside its number).
-  const walker = document.createTreeWalker(line, NodeFilter.SHOW_TEXT);
-  const chars = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    for (let i = 0; i < n.textContent.length; i += 1) {
-      const r = document.createRange();
-      r.setStart(n, i);
-      r.setEnd(n, i + 1);
-      const b = r.getClientRects()[0];
-      if (b && b.width > 0) chars.push([n.textContent[i], Math.round(b.top)]);
-    }
-  }
+  const chars = (%s)(line).filter((c) => c[3] > 0).map((c) => [c[0], c[2]]);
   const breaks = [];
   for (let i = 1; i < chars.length; i += 1) if (chars[i][1] > chars[i - 1][1]) breaks.push([chars[i - 1][0], chars[i][0]]);
   const first = chars.find((c) => c[0] !== " ");
   return { breaks, firstOnFirstRow: !first || first[1] === chars[0][1] };
-}"""
+}""" % LINE_CHARS
 
 
 @pytest.mark.parametrize("exercise_id", ["nivel-1", "nivel-2"])
