@@ -36,8 +36,7 @@ focusScrollingRegions();
 // Once the theme has set up a page (its search dialog, its look at what overflows).
 function onPage() {
   nameSearch(document);
-  requestAnimationFrame(() => focusScrollingRegions());
-  focusScrollingRegions(); // the page's blocks, as the theme left them (or a page instant navigation brought)
+  focusScrollingRegions(); // the page's blocks, as the theme left them (the observer keeps them so)
 }
 
 onThemePage(onPage);
