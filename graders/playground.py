@@ -7,6 +7,7 @@ import json
 
 from .guard import CodeError, compile_student
 from .judge import errors, nivel1, nivel2
+from .judge.ends import end_sentence
 
 CHECKPOINT_SHOWN = 20_000
 
@@ -44,7 +45,7 @@ def run(exercise_id: str, source: str, filename: str = "solucao.py", run_code=No
                  "(por exemplo, com os._exit).")
     elif not ok:
         error = errors.traceback_text(report) if trace.end == "exit" else ""
-        error = error or _end_text(trace) or "a execução não terminou."
+        error = error or end_sentence(trace) or "A execução não terminou."
     checkpoint = None
     work = trace.root("work")
     files = trace.final or {}
@@ -55,15 +56,6 @@ def run(exercise_id: str, source: str, filename: str = "solucao.py", run_code=No
                       "content": content[:CHECKPOINT_SHOWN].decode("utf-8", "replace")}
     return {"ok": ok, "stdout": trace.output, "error": error, "error_line": errors.error_line(report),
             "summary": summary, "checkpoint": checkpoint}
-
-
-def _end_text(trace) -> str:
-    return {
-        "timeout": "O código não terminou no tempo permitido (provavelmente um laço infinito).",
-        "flood": "Saída demais: o código imprimiu muito mais do que alguém conseguiria ler e foi parado "
-                 "(tire os print de dentro dos laços).",
-        "runaway": "Limite do corretor: o código chamou o modelo, as ferramentas ou o disco vezes demais.",
-    }.get(trace.end, "")
 
 
 def _describe_state(value) -> str:

@@ -11,19 +11,13 @@ from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.folder import Folder
 from ..trace.ops import Trace
-from .verdict import CriterionResult
+from .ends import end_text
 from .errors import describe
 from .reading import disk_view, left_on_disk
+from .verdict import CriterionResult
 
 CID = "seis-campos"
 CHECKPOINT = "checkpoint.json"
-
-
-# How a run the trusted side stopped ended, for the student.
-ENDS = {
-    "timeout": "o código não terminou no tempo permitido (provavelmente um laço infinito)",
-    "flood": "saída demais: o código imprimiu muito mais do que alguém conseguiria ler",
-}
 
 
 def sample_states() -> list[dict]:
@@ -77,8 +71,8 @@ def judge(trace: Trace) -> CriterionResult:
     work = trace.root("work")
     report = trace.report or {}
     if report.get("phase") == "load" and report.get("kind") not in (None, "ok"):
-        if trace.end in ENDS:  # what the trusted side saw, before the runner's account
-            return CriterionResult(CID, False, f"O código não chegou a ser carregado: {ENDS[trace.end]}.")
+        if end_text(trace):  # what the trusted side saw, before the runner's account
+            return CriterionResult(CID, False, f"O código não chegou a ser carregado: {end_text(trace)}.")
         return CriterionResult(CID, False, f"O código falhou ao ser carregado: {describe(report)}.")
     if report.get("kind") == "missing":
         return CriterionResult(CID, False, "Não encontrei a função `save_checkpoint(state)` no código.")
@@ -86,7 +80,7 @@ def judge(trace: Trace) -> CriterionResult:
     for n, state in enumerate(sample_states()):
         label = f"save_checkpoint com o estado do ponto {'A' if n == 0 else 'B'} do 1º turno"
         if n >= len(pauses):
-            why = describe(report) if trace.end == "exit" else ENDS.get(trace.end, "a gravação não terminou")
+            why = describe(report) if trace.end == "exit" else end_text(trace)
             return CriterionResult(CID, False, f"{label}: {why or 'a gravação não terminou'}.")
         files = pauses[n]
         path = main_checkpoint(files, work.path) if work else None

@@ -7,9 +7,9 @@ from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.states import MODEL, TOOL, TORN, replay
 from ..trace.ops import Trace
+from .ends import end_text
 from .points import ORDINAL, CrashPoints, Point
 from .power import check_power
-from .errors import signal_text
 from .reading import complete_key, disk_view, has_result, left_on_disk, parse, plural
 from .verdict import CriterionResult
 
@@ -96,12 +96,12 @@ class Nivel2Judge:
         report = trace.report or {}
         if report.get("phase") == "load" and report.get("kind") not in (None, "ok"):
             # What the trusted side saw (too much output, the time limit...) before the runner's account.
-            why = self._end_text() if trace.end != "exit" else ""
+            why = end_text(trace) if trace.end != "exit" else ""
             return f"Não dá para avaliar: {why or self._failure_text() or 'o código não carregou'}."
         if report.get("kind") == "missing":
             return f"Não dá para avaliar: {job()['missing']}."
         if len(self.models) < len(self.responses):
-            why = self._end_text() if trace.end != "exit" else ""
+            why = end_text(trace) if trace.end != "exit" else ""
             return ("Não dá para avaliar as quedas: run_agent não chegou à resposta final do modelo"
                     + (f" ({why})" if why else f" (veja “{TITLES['executavel']}”)") + ".")
         if not self.written():
@@ -110,20 +110,6 @@ class Nivel2Judge:
         return ""
 
     # --- executavel: trusted facts only ----------------------------------------------------------
-
-    def _end_text(self) -> str:
-        trace = self.trace
-        limits = trace.limits or {}
-        return {
-            "timeout": "tempo esgotado — o código não terminou no tempo permitido (provavelmente um laço infinito)",
-            "flood": "saída demais: o código imprimiu muito mais do que alguém conseguiria ler e foi parado "
-                     "(tire os print de dentro dos laços)",
-            "runaway": "limite do corretor: " + (_text(limits.get("message")) or
-                       "o código chamou o modelo, as ferramentas ou o disco muito mais vezes do que o roteiro prevê"),
-            "protocol": "o processo mandou pedidos ilegíveis ao modelo falso",
-            "broken": _text(limits.get("message")) or "o processo de correção falhou (não é culpa do código; tente de novo)",
-            "signal": signal_text(trace.code),
-        }.get(trace.end, "")
 
     def _failure_text(self) -> str:
         from .errors import describe
@@ -137,7 +123,7 @@ class Nivel2Judge:
         if (trace.report or {}).get("kind") == "missing":
             return CriterionResult(cid, False, f"O código não roda: {job()['missing']}.")
         if not trace.ended_cleanly:
-            why = self._end_text() if trace.end != "exit" else (self._failure_text() or f"o processo terminou com o código {trace.code}")
+            why = end_text(trace) if trace.end != "exit" else (self._failure_text() or f"o processo terminou com o código {trace.code}")
             if refused:
                 why += "; antes, " + _text((refused[0].payload or {}).get("message")).rstrip(".")
             return CriterionResult(cid, False, f"run_agent não chegou ao fim: {why.rstrip('.')}.")

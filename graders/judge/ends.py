@@ -1,0 +1,30 @@
+"""Why a run ended when it did not end by itself, as the trusted side saw it, worded for the student.
+One table, so both levels' criteria and the playground say the same thing."""
+
+from __future__ import annotations
+
+from .errors import signal_text
+
+
+def end_text(trace) -> str:
+    """“tempo esgotado — …” for a run the trusted side stopped or saw killed; "" for one that exited."""
+    if trace.end == "signal":
+        return signal_text(trace.code)
+    limits = trace.limits or {}
+    message = limits.get("message")
+    message = message[:500] if isinstance(message, str) else ""
+    return {
+        "timeout": "tempo esgotado — o código não terminou no tempo permitido (provavelmente um laço infinito)",
+        "flood": "saída demais: o código imprimiu muito mais do que alguém conseguiria ler e foi parado "
+                 "(tire os print de dentro dos laços)",
+        "runaway": "limite do corretor: " + (message or "o código chamou o modelo, as ferramentas ou o disco "
+                                             "muito mais vezes do que o roteiro prevê"),
+        "protocol": "o processo mandou pedidos ilegíveis ao modelo falso",
+        "broken": message or "o processo de correção falhou (não é culpa do código; tente de novo)",
+    }.get(trace.end, "")
+
+
+def end_sentence(trace) -> str:
+    """The same, as a sentence of its own (capitalized, with a full stop), or ""."""
+    text = end_text(trace)
+    return text[:1].upper() + text[1:] + "." if text else ""
