@@ -120,7 +120,10 @@ class _Finder(ast.NodeVisitor):
         self._text(node)
 
     def visit_JoinedStr(self, node):
-        self._text(node)  # its pieces are not visited again: "/proc/{…}/cmdline" once
+        self._text(node)  # its text pieces are not visited again ("/proc/{…}/cmdline" once), its values are
+        for value in node.values:
+            if isinstance(value, ast.FormattedValue):
+                self.visit(value.value)
 
     def _text(self, node):
         text = _constant_text(node)
