@@ -72,6 +72,11 @@ def test_each_kind_of_sign_is_named_with_its_line():
     assert "usa sys.orig_argv nas linhas 9 e 10" in texts and "usa ctypes na linha 1" in texts
 
 
+def test_signs_reached_without_an_import_statement():
+    code = 'g = __import__("gc").get_objects()\nimport importlib\nimportlib.import_module("ctypes")\n'
+    assert _signs(code) == {"usa gc.get_objects": [1], "usa ctypes": [3]}
+
+
 def test_ordinary_code_has_no_sign():
     """What honest checkpointers do with the same modules: a mapping of their own file, the standard
     traceback, a collection, subprocess (which lists /proc/self/fd), threads, words like "procurar"."""

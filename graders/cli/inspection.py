@@ -32,6 +32,10 @@ DUNDER_SIGNS = frozenset({"__closure__", "__globals__", "__code__", "__self__", 
 # The same attributes named in a string (getattr(sys, "orig_argv", [])).
 NAMED_BY_TEXT = {attr: f"{module}.{attr}" for module, attrs in MODULE_SIGNS.items() if attrs
                  for attr in attrs if attr not in ("modules", "flags")}
+# Attributes no other object has: reached through any expression (__import__("gc").get_objects()).
+DISTINCTIVE = {attr: f"{module}.{attr}" for module, attr in (
+    ("sys", "orig_argv"), ("sys", "_getframe"), ("sys", "_current_frames"), ("gc", "get_objects"),
+    ("gc", "get_referrers"), ("gc", "get_referents"))}
 # Texts that only code looking for the grader's sandbox has a use for.
 WORDS = ("bwrap", "seccomp", "nspid", "tracerpid", "/newroot", "/opt/corretor", "mountinfo", "/.dockerenv",
          "/run/.containerenv", "/sys/fs/cgroup", "graders", "filesystemtracer")
@@ -97,11 +101,12 @@ class _Finder(ast.NodeVisitor):
     def visit_Attribute(self, node):
         if node.attr in DUNDER_SIGNS:
             self.add(f"lê {node.attr}", node)
-        if isinstance(node.value, ast.Name):
-            module = self.aliases.get(node.value.id)
-            wanted = MODULE_SIGNS.get(module or "", set())
-            if wanted and node.attr in wanted:
-                self.add(f"usa {module}.{node.attr}", node)
+        module = self.aliases.get(node.value.id) if isinstance(node.value, ast.Name) else None
+        wanted = MODULE_SIGNS.get(module or "", set())
+        if wanted and node.attr in wanted:
+            self.add(f"usa {module}.{node.attr}", node)
+        elif node.attr in DISTINCTIVE:
+            self.add(f"usa {DISTINCTIVE[node.attr]}", node)
         self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -133,6 +138,8 @@ class _Finder(ast.NodeVisitor):
             self.add(f"lê {text}", node)  # getattr(fn, "__closure__")
         elif text in NAMED_BY_TEXT:
             self.add(f"usa {NAMED_BY_TEXT[text]}", node)  # getattr(sys, "orig_argv", [])
+        elif MODULE_SIGNS.get(text, ()) is None:
+            self.add(f"usa {text}", node)  # __import__("ctypes"), importlib.import_module("inspect")
         elif _path_sign(text):
             self.add(f"cita {_short(text)}", node)
         else:
