@@ -15,8 +15,8 @@ RUN, SOURCE = "execução", "código"
 MAX_LINES = 5  # line numbers listed per sign
 MAX_SIGNS = 20  # signs kept per exercise
 
-# module -> {attribute: what it is for, or None for "any attribute"}; an import of a module mapped
-# to None is a sign by itself.
+# module -> the attributes of it that look at the grader, or None when importing the module is a
+# sign by itself.
 MODULE_SIGNS = {
     "ctypes": None,
     "_ctypes": None,

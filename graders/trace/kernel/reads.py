@@ -28,7 +28,7 @@ MARKERS = ("/.dockerenv", "/run/.containerenv")
 MAX_PATHS = 50  # distinct paths kept per run (the count goes on)
 
 
-def _calls() -> dict[int, tuple]:
+def open_calls() -> dict[int, tuple]:
     """Syscall number -> (dirfd argument or None, path argument, flags argument)."""
     out = {}
     for name, where in (("open", (None, 0, 1)), ("openat", (0, 1, 2))):
@@ -40,7 +40,7 @@ def _calls() -> dict[int, tuple]:
 
 class Reads:
     """Supervisor mixin: self.code_started (set by the channel's first "hello"), self.probes
-    ({shown path: times opened}), self.open_calls (from _calls)."""
+    ({shown path: times opened}), self.open_calls (from open_calls())."""
 
     def let_read_through(self, nid, tid, nr, args) -> bool:
         """Answer an open that cannot write (CONTINUE) and note its path; False for one that may

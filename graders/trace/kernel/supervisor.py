@@ -23,7 +23,7 @@ from .mappings import Mappings
 from .metadata import Metadata
 from .names import Names
 from .opens import Opens
-from .reads import Reads, _calls as open_calls
+from .reads import Reads, open_calls
 from .refusals import Checks
 from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls
 from .target import Task, TargetAccess
