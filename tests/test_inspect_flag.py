@@ -123,6 +123,13 @@ FP_SIGNS = ["uid", "passwd", "home", "flags", "nspid", "cwd", "hostname", "homed
             "proc1", "ppid", "seccomp", "orig_argv", "mounts", "stdin"]
 
 
+def test_every_corpus_submission_that_reaches_for_the_grader_has_a_source_sign():
+    reaching = ["bad_gc_objects", "bad_inspect_frames", "bad_walks_frames", "bad_traceback_frames", "bad_tamper_grader",
+                "bad_unhooks_audit", "bad_disables_crash_plan", "bad_edits_the_script", "bad_js_bridge"]
+    corpus = ROOT / "tests" / "corpus" / "nivel-2"
+    assert [n for n in reaching if not source_signs((corpus / f"{n}.py").read_text(encoding="utf-8"))] == []
+
+
 @pytest.fixture(scope="module")
 def arena(tmp_path_factory):
     return advkit.make_arena(tmp_path_factory.mktemp("inspeciona"))
