@@ -166,9 +166,9 @@ def test_csv_keeps_its_columns_and_adds_student_and_score_at_the_end(turma):
     assert head[:3] == ["file", "exercise", "passed"]
     at = head.index("student")
     assert head[at:] == ["student", "met", "graded", "email", "id_number", "roster", "status", "score_met",
-                         "score_total", "grade"]
+                         "score_total", "grade", "inspection"]
     caio = next(r for r in rows if r[0].endswith("caio.py"))
-    assert caio[at:at + 3] == ["caio", "2", "4"] and caio[-3:] == ["2", "6", "3.33"]
+    assert caio[at:at + 3] == ["caio", "2", "4"] and caio[-4:] == ["2", "6", "3.33", ""]
 
 
 def test_planilha_opens_in_a_portuguese_spreadsheet(tmp_path):

@@ -20,6 +20,8 @@ NOT_GRADED = "não avaliado"
 APPROVED, FAILED, INCOMPLETE, ERROR, LIMIT, ABSENT = ("aprovado", "reprovado", "incompleto", "erro",
                                                       "não avaliado", "não entregou")
 STATUSES = (APPROVED, FAILED, INCOMPLETE, ERROR, LIMIT, ABSENT)
+# The hint beside a student whose code or run reaches for the grader's internals (graders.cli.inspection).
+INSPECTS = "inspeciona o corretor"
 MERGE_RULE = ("vários arquivos do mesmo aluno viram uma linha; em cada exercício vale a submissão com mais "
               "critérios cumpridos (no empate, a que vem por último na ordem dos arquivos)")
 
@@ -64,6 +66,27 @@ def _criteria(result: dict | None, exercise: str, kind: str | None, names: dict)
     return out
 
 
+def _signs(result: dict | None) -> list[dict]:
+    """The inspection signs of one graded exercise, as graders.cli.inspection made them (checked:
+    they crossed from a worker as plain data)."""
+    out = []
+    for item in (result or {}).get("inspection") or []:
+        if (isinstance(item, dict) and all(isinstance(item.get(k), str) for k in ("origin", "what", "text"))
+                and isinstance(item.get("lines"), list) and all(type(n) is int for n in item["lines"])):
+            sign = {"origin": item["origin"], "what": item["what"], "lines": item["lines"], "text": item["text"]}
+            if isinstance(item.get("path"), str):
+                sign["path"] = item["path"]
+            out.append(sign)
+    return out
+
+
+def _inspection_note(signs: list[dict], several: bool) -> str | None:
+    """`inspeciona o corretor: lê /proc/self/status ao rodar; usa ctypes na linha 3` (None: no sign)."""
+    if not signs:
+        return None
+    return f"{INSPECTS}: " + "; ".join((f"{s['exercise']}: " if several else "") + s["text"] for s in signs)
+
+
 def _exercise(result: dict | None, exercise: str, source: dict | None, student: str | None,
               weight: tuple[float, dict]) -> dict:
     names = titles(exercise)
@@ -83,7 +106,8 @@ def _exercise(result: dict | None, exercise: str, source: dict | None, student: 
             "shown": source["shown"] if source else None, "student": student, "kind": kind, "state": state,
             "passed": bool(result and result.get("passed") is True),
             "criteria": criteria, "score": {"met": _n(met), "graded": _n(judged), "total": _n(total)},
-            "timeline": (result or {}).get("timeline"), "writings": (result or {}).get("writings") or []}
+            "timeline": (result or {}).get("timeline"), "writings": (result or {}).get("writings") or [],
+            "inspection": _signs(result)}
     if result is not None and "error" in result:
         data["error"] = result["error"]
         if result.get("limit") is True:
@@ -189,6 +213,8 @@ def build(rows: list[dict], assignment: list[str], mode: str, meta: dict, copies
                "kind": _kind([f["kind"] for f in files]), "exercises": exercises_}
         if errors:
             row["error"] = "; ".join(errors)
+        row["inspection"] = [{"exercise": ex, **sign} for ex, r in exercises_.items() for sign in r["inspection"]]
+        row["inspection_note"] = _inspection_note(row["inspection"], len(assignment) > 1)
         met = sum(ex_weights[ex][0] * r["score"]["met"] for ex, r in exercises_.items())
         total = sum(ex_weights[ex][0] * r["score"]["total"] for ex, r in exercises_.items())
         fraction = round(met / total, 4) if total else 0.0
@@ -238,7 +264,8 @@ def summarise(students: list[dict], assignment: list[str], files: int, ignored: 
             "incomplete": counts[INCOMPLETE], "errors": counts[ERROR], "not_graded": counts[LIMIT],
             "not_submitted": counts[ABSENT],
             "unmatched": sum(1 for r in students if r["roster"] not in (None, "na turma")),
-            "ignored": len(ignored), "passed_by_kind": by_kind, "exercises": per_exercise}
+            "ignored": len(ignored), "inspecting": sum(1 for r in students if r.get("inspection")),
+            "passed_by_kind": by_kind, "exercises": per_exercise}
 
 
 def input_error(path: str, exercise: str, message: str) -> dict:

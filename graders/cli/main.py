@@ -17,7 +17,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
 from .. import exercises
-from . import classreport, formats, metadata, options, report, roster
+from . import classreport, formats, inspection, metadata, options, report, roster
 from .collect import collect_all
 from .copies import possible_copies
 from ..grading import grade
@@ -178,13 +178,16 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
         verdict = grade(exercise, submission, os.path.basename(path), run=run)
         if stop.is_set():
             return None  # its sandbox may have been killed under it: no verdict from a cut run
+        # Read beside the verdict, never into it: the signs change no criterion and no grade.
+        signs = inspection.detect(submission.code, traces)
         limit = next((m for m in (_limit_message(t, settings) for t in traces) if m), None)
         if limit:
             return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [],
-                                     "error": limit, "limit": True})
+                                     "error": limit, "limit": True, "inspection": signs})
         data = verdict.to_dict()
         data["file"] = path
         data.pop("output", None)
+        data["inspection"] = signs
         return report.normalise(data)  # here, in the worker, while the other workers' students run
     except _Interrupted:
         return None

@@ -188,6 +188,10 @@ def landlock_rules(python: str, prefix: str, site: list[str], writable: list[str
     if os.path.isdir(version_etc):
         read.append(version_etc)
     read.append("/proc")
+    # The loader's cache (names of the system's libraries, all readable above): without it each
+    # library is searched for in ~18 folders, each open a round trip to the supervisor.
+    if os.path.isfile("/etc/ld.so.cache"):
+        read.append("/etc/ld.so.cache")
     # Listing a folder opened above lists the hidden site-packages too (Landlock rights reach down a
     # tree): its names show, its files stay unreadable, so its .pth files are skipped.
     return {"read": read, "write": list(writable), "devices": dict(DEVICES), "listable": listable}

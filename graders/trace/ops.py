@@ -88,6 +88,9 @@ class Trace:
     # None when the tap could not read them (the judge then skips the final comparison).
     final: dict | None = None
     limits: dict = field(default_factory=dict)  # grader limits that stopped the run, for messages
+    # Signs of the grader the run opened for reading once its code started ([{"path", "count"}], the
+    # kernel tap only): a reading aid for the report, never read by a judge.
+    probes: list = field(default_factory=list)
 
     def root(self, role: str) -> Root | None:
         return next((r for r in self.roots if r.role == role), None)
@@ -149,7 +152,7 @@ def to_json(trace: Trace) -> str:
         "end": trace.end, "code": trace.code, "output": trace.output, "report": trace.report,
         "final": None if trace.final is None else {
             p: (None if c is None else c.decode("latin-1")) for p, c in trace.final.items()},
-        "limits": trace.limits,
+        "limits": trace.limits, "probes": trace.probes,
     }, ensure_ascii=False)
 
 
@@ -175,9 +178,11 @@ def from_dict(raw: dict) -> Trace:
         final = {str(p): (None if c is None else (c.encode("latin-1") if isinstance(c, str) else bytes(c)))
                  for p, c in final.items()}
     report = raw.get("report")
+    probes = [{"path": p["path"], "count": p["count"]} for p in raw.get("probes") or []
+              if isinstance(p, dict) and isinstance(p.get("path"), str) and type(p.get("count")) is int]
     return Trace(roots, events, end, int(raw.get("code") or 0), str(raw.get("output") or ""),
                  report if isinstance(report, dict) else {}, final,
-                 raw.get("limits") if isinstance(raw.get("limits"), dict) else {})
+                 raw.get("limits") if isinstance(raw.get("limits"), dict) else {}, probes)
 
 
 def _entry_out(entry: dict) -> dict:

@@ -1,7 +1,8 @@
 """`--format csv`, for programs: one row per student, the same columns in every row. With one
 exercise: file, exercise, passed, one column per criterion, error, `texto:<id>`, student, met, graded;
 with several: a group of columns per exercise (`<ex>:passed`, `<ex>:<criterion>`, `<ex>:met`,
-`<ex>:graded`, `<ex>:error`, `<ex>:texto:<id>`). Identity and whole-assignment score columns end every row."""
+`<ex>:graded`, `<ex>:error`, `<ex>:texto:<id>`). Identity and whole-assignment score columns, then
+`inspection` (graders.cli.inspection's note, empty when there is none), end every row."""
 
 from __future__ import annotations
 
@@ -28,13 +29,13 @@ def _texts(result: dict, ids: list[str]) -> list[str]:
     return [cell(found.get(i, "")) for i in ids]
 
 
-TAIL = ["email", "id_number", "roster", "status", "score_met", "score_total", "grade"]
+TAIL = ["email", "id_number", "roster", "status", "score_met", "score_total", "grade", "inspection"]
 
 
 def _tail(row: dict) -> list:
     s = row["score"]
     return [cell(row["email"] or ""), cell(row["id_number"] or ""), cell(row["roster"] or ""), row["status"],
-            s["met"], s["total"], "" if s["grade"] is None else s["grade"]]
+            s["met"], s["total"], "" if s["grade"] is None else s["grade"], cell(row["inspection_note"] or "")]
 
 
 def render(report: dict) -> str:

@@ -41,6 +41,9 @@ a { color: var(--link); }
 h1 { font-size: 1.4rem; } h2 { font-size: 1.15rem; margin-top: 2rem; } h3 { font-size: 1rem; margin: 1rem 0 .3rem; }
 .meta { font-size: .9rem; margin: 0; padding-left: 1.2rem; }
 .alerta { border: 2px solid var(--failed); padding: .4rem .8rem; border-radius: .3rem; }
+.inspeciona { border-left: 4px solid var(--failed); padding: .1rem .6rem; }
+.inspeciona ul { margin: .2rem 0; }
+.nome small.marca-inspeciona { color: var(--failed); font-weight: 700; }
 .bars { list-style: none; padding: 0; max-width: 48rem; }
 .bars li { display: grid; grid-template-columns: minmax(10rem, 20rem) minmax(4rem, 1fr) 7.5rem; gap: .5rem; align-items: center; margin: .3rem 0; }
 .bars li > span:last-child { white-space: nowrap; }
@@ -318,6 +321,20 @@ def _exercise_body(result: dict, ex: str, key: str, timelines: dict) -> str:
     return "".join(body)
 
 
+def _inspection(row: dict, several: bool) -> str:
+    """The signs that this student's code inspects the grader (graders.cli.inspection), one per line."""
+    if not row["inspection"]:
+        return ""
+    items = "".join(f'<li data-origin="{_e(s["origin"])}">' + (f"{_e(s['exercise'])}: " if several else "")
+                    + f"{_md(s['text'])}</li>" for s in row["inspection"])
+    return (f'<div class="inspeciona" data-inspeciona><p><strong>Inspeciona o corretor</strong> '
+            f'(não muda a nota; confira lendo o código):</p><ul>{items}</ul></div>')
+
+
+def plural_students(n: int) -> str:
+    return f"{n} aluno" if n == 1 else f"{n} alunos"
+
+
 def _ignored(ignored: list[dict]) -> str:
     if not ignored:
         return "<p>Nenhum arquivo ignorado.</p>"
@@ -390,8 +407,11 @@ def render(report: dict) -> str:
         named = student and (student != stem or len(row["files"]) > 1)
         label = _e(shown) if shown else "(não entregou)"
         who = f"<strong>{_e(student)}</strong><small>{label}</small>" if named or not shown else label
+        mark = ('<small class="marca-inspeciona">inspeciona o corretor</small>' if row["inspection"] else "")
+        if row["inspection"]:
+            data.append("data-inspeciona")
         table_rows.append(
-            f'<tr {" ".join(data)}><td class="nome"><a href="#{anchor}">{who}</a></td>'
+            f'<tr {" ".join(data)}><td class="nome"><a href="#{anchor}">{who}</a>{mark}</td>'
             f'<td data-state="{"ok" if state == "aprovada" else "falhou"}" data-label="situação">{_e(STATUS_TEXT[state])}</td>'
             f'<td data-label="nota (0 a {prose.decimal(nota_max)})">{_e(points)}</td>{"".join(cells)}</tr>'
         )
@@ -405,7 +425,7 @@ def render(report: dict) -> str:
             facts.append(f"<strong>{_e(row['roster'])}</strong>")
         if row["identity_note"]:
             facts.append(f"<strong>{_e(row['identity_note'])}</strong>")
-        body = ["<p>" + " · ".join(facts) + "</p>"]
+        body = ["<p>" + " · ".join(facts) + "</p>", _inspection(row, several)]
         if "error" in row:
             body.append(f'<p class="message">Erro — {_md(row["error"])}</p>')
         for ex in exercise_ids:
@@ -434,6 +454,9 @@ def render(report: dict) -> str:
         kinds.append(f'<li data-kind="export">respostas exportadas (.json, todos os critérios): '
                      f'<strong>{by_kind["export"]["passed"]}</strong> de {by_kind["export"]["total"]} passaram em todos</li>')
     total_rows = len(students)
+    inspecting = (f'<p id="inspecionam" class="inspeciona" data-count="{summary["inspecting"]}">'
+                  f'{_e(prose.INSPECTING[0].upper() + prose.INSPECTING[1:])}: '
+                  f'{_e(plural_students(summary["inspecting"]))}.</p>\n' if summary["inspecting"] else "")
     summary_text = _e(prose.summary_lines(summary)[0])
     return f"""<!doctype html>
 <html lang="pt-BR">
@@ -452,7 +475,7 @@ def render(report: dict) -> str:
 <h2>Resumo da turma</h2>
 <p id="resumo" data-total="{total_rows}" data-passed-all="{passed_all}" data-errors="{summary["errors"]}" data-not-graded="{summary["not_graded"]}" data-not-submitted="{summary["not_submitted"]}">{summary_text}.</p>
 <ul>{"".join(kinds)}</ul>
-<h2>Critério por critério</h2>
+{inspecting}<h2>Critério por critério</h2>
 {_bars(summary, several)}
 <h2>Possíveis cópias</h2>
 {_copies(copies or [])}

@@ -1,7 +1,8 @@
 """`--format moodle`: a CSV that Moodle's "Importar notas → Arquivo CSV" takes as it is: `,` between
 cells, UTF-8 without BOM, `.` as the decimal point, one identity column to map ("Endereço de email" or
 "Número de identificação"), one grade per exercise and a total on the `--nota-max` scale, and one
-feedback column per exercise. A student with neither e-mail nor matrícula cannot be imported and is
+feedback column per exercise (and, when some student's code inspects the grader, a last column
+with that note, for the instructor only). A student with neither e-mail nor matrícula cannot be imported and is
 left out here (the CLI says so on stderr; every other format lists them)."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import io
 from ..report import clean
 
 EMAIL, ID_NUMBER, NAME = "Endereço de email", "Número de identificação", "Nome completo"
+INSPECTS = "Inspeciona o corretor (não é nota; não mapear)"
 
 
 def importable(row: dict) -> bool:
@@ -50,8 +52,11 @@ def render(report: dict) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     top = f"{scale:g}"
+    # The inspection note is for the instructor: its own column, left unmapped on import, and only
+    # when some row has one (the importer's columns stay as they were otherwise).
+    noted = any(row["inspection_note"] for row in report["students"] if importable(row))
     writer.writerow([EMAIL, ID_NUMBER, NAME, *(f"{ex} (0 a {top})" for ex in assignment), f"Total (0 a {top})",
-                     *(f"Comentários {ex}" for ex in assignment)])
+                     *(f"Comentários {ex}" for ex in assignment), *([INSPECTS] if noted else [])])
     for row in report["students"]:
         if not importable(row):
             continue
@@ -64,5 +69,6 @@ def render(report: dict) -> str:
         total = row["score"]["grade"]
         writer.writerow([_text(row["email"] or ""), _text(row["id_number"] or ""), _text(row["student"] or ""),
                          *grades, "" if total is None else _grade(total),
-                         *(_text(_feedback(row["exercises"][ex])) for ex in assignment)])
+                         *(_text(_feedback(row["exercises"][ex])) for ex in assignment),
+                         *([_text(row["inspection_note"] or "")] if noted else [])])
     return buffer.getvalue()

@@ -44,7 +44,7 @@ def render(report: dict) -> str:
         header += [prefix + "Pontos", prefix + "De"]
         header += [prefix + f"Resposta escrita: {w}" for w in meta["columns"][ex]["writings"]]
     nota = prose.decimal(meta["nota_max"]).removesuffix(",0")
-    header += ["Pontos (total)", "De (total)", f"Nota (0 a {nota})", "E-mail", "Matrícula", "Turma", "Erro"]
+    header += ["Pontos (total)", "De (total)", f"Nota (0 a {nota})", "E-mail", "Matrícula", "Turma", "Erro", "Inspeciona o corretor (não muda a nota)"]
     buffer = io.StringIO()
     writer = csv.writer(buffer, delimiter=";", lineterminator="\r\n")
     writer.writerow([cell(h) for h in header])
@@ -63,7 +63,8 @@ def render(report: dict) -> str:
         s = row["score"]
         line += [prose.decimal(s["met"]).removesuffix(",0"), prose.decimal(s["total"]).removesuffix(",0"),
                  "" if s["grade"] is None else prose.decimal(s["grade"]), cell(row["email"] or ""), cell(row["id_number"] or ""),
-                 cell("; ".join(x for x in (row["roster"], row["identity_note"]) if x)), cell("; ".join(errors))]
+                 cell("; ".join(x for x in (row["roster"], row["identity_note"]) if x)), cell("; ".join(errors)),
+                 cell(row["inspection_note"] or "")]
         writer.writerow(line)
     writer.writerow([])
     lines = (["Resumo da turma"] + prose.summary_lines(report["summary"]) + [""] + prose.copies_lines(report["possible_copies"])

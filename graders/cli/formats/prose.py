@@ -9,6 +9,9 @@ ISOLATION_TEXT = {
     "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
     "reduzido": "reduzido (sem bubblewrap; veja o README)",
 }
+# Said wherever a format lists the students flagged by graders.cli.inspection.
+INSPECTING = ("inspecionam o corretor (leem /proc ao rodar, ou o código olha o corretor por dentro; "
+              "não muda a nota: confira lendo o código)")
 KIND_TEXT = {"py": "código (.py)", "export": "respostas (.json)", "misto": "código e respostas", None: ""}
 
 
@@ -55,6 +58,8 @@ def summary_lines(summary: dict) -> list[str]:
         lines.append(f"  sem correspondência na turma (ou ambíguos): {summary['unmatched']}")
     if summary["ignored"]:
         lines.append(f"  arquivos ignorados: {summary['ignored']} (veja a lista)")
+    if summary["inspecting"]:
+        lines.append(f"  {INSPECTING}: {plural(summary['inspecting'], 'aluno', 'alunos')} (veja cada um)")
     py, export = summary["passed_by_kind"]["py"], summary["passed_by_kind"]["export"]
     if py["total"]:
         lines.append(f"  só código (.py, critérios de código): {py['passed']} de {py['total']} passaram em todos")

@@ -40,6 +40,8 @@ def render(report: dict) -> str:
         lines.append(f"{prose.who(row)}: {prose.status_line(row)}{note}")
         if "error" in row:
             lines.append(f"  ERRO DE ENTRADA — {row['error']}")
+        if row["inspection_note"]:
+            lines.append(f"  {row['inspection_note']} (não muda a nota)")
         for ex, result in row["exercises"].items():
             if result["state"] == "não entregue" and (single or not row["files"]):
                 continue

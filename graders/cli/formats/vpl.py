@@ -19,6 +19,8 @@ def render(report: dict) -> str:
     for row in students:
         lines.append(_comment(f"-{row['student'] or row['shown'] or '(sem nome)'}: {row['status']}, "
                               f"{row['score']['met']} de {row['score']['total']} critérios"))
+        if row["inspection_note"]:
+            lines.append(_comment(f"{row['inspection_note']} (não muda a nota)"))
         for ex, result in row["exercises"].items():
             s = result["score"]
             lines.append(_comment(f"-{ex}: {result['state']} ({s['met']} de {s['total']})"))

@@ -6,7 +6,9 @@ Trusted side only: this package never runs student code. The child `run` forks i
 comes to one `Supervisor`, which reads the caller (`target`), then emulates the call (`opens`,
 `writes`, `copies`, `names`, `durability`, `metadata`), follows shared mappings (`mappings`), checks
 or refuses it (`refusals`), and answers. It lets the kernel run a call itself only when its decision
-read no memory of the caller's (the kernel would read the arguments again). `server` is the same
+read no memory of the caller's (the kernel would read the arguments again): a read-only open is let
+through on its flags alone, its path read afterwards only to note a sign of the grader for the
+report (`reads`). `server` is the same
 supervisor as a long-lived server inside the CLI's sandbox.
 """
 

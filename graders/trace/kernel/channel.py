@@ -34,6 +34,7 @@ class Channel:
                 kind = request.get("t")
                 if kind == "hello":
                     reply = self.setup
+                    self.code_started = True  # from here on, the student's code may run
                 elif kind == "end":
                     self.report = _clean_report(request)
                     self.end_seen = True

@@ -164,6 +164,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     trace.limits = limits_hit
     trace.events = sup.events
     trace.report = sup.report
+    trace.probes = sup.probes_out()
     text = bytes(sup.output).decode("utf-8", "replace")
     if len(text) > OUTPUT_KEEP or sup.output_attempted > len(sup.output):
         text = text[:OUTPUT_KEEP] + "\n… [saída cortada]"

@@ -23,6 +23,7 @@ from .mappings import Mappings
 from .metadata import Metadata
 from .names import Names
 from .opens import Opens
+from .reads import Reads, open_calls
 from .refusals import Checks
 from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls
 from .target import Task, TargetAccess
@@ -31,7 +32,7 @@ from .writes import Writes
 MAX_FINAL = 4 << 20
 
 
-class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability, Mappings, Metadata,
+class Supervisor(TargetAccess, Channel, Opens, Reads, Writes, Copies, Names, Durability, Mappings, Metadata,
                  Checks):
     """One run's listener. Each notified call goes to the method `_on_<call>` of one of the mixins;
     it returns the value to answer, "continue" (the kernel runs the call itself: only where the
@@ -75,6 +76,9 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability
         self.listener = -1
         self.end_seen = False
         self.read_target = False  # set when the call being handled read the target's memory
+        self.code_started = False  # the runner asked for the student's code (Channel, "hello")
+        self.probes: dict[str, int] = {}  # grader signs the run opened for reading (Reads)
+        self.open_calls = open_calls()
 
     # nodes and events
 
@@ -163,6 +167,8 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability
 
     def handle(self, raw: bytes):
         nid, tid, _flags, nr, _arch, _ip, *args = NOTIF.unpack(raw)
+        if nr in self.open_calls and self.let_read_through(nid, tid, nr, args):
+            return  # read-only: let through on its flags (reads.py); nothing on disk changes
         handler = self.handlers.get(nr)
         if self.mapped:
             self.capture_mapped()  # stores through shared mappings come before this call
