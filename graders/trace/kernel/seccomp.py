@@ -85,6 +85,9 @@ REFUSED = {
     "io_uring_setup": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
     "io_uring_enter": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
     "io_uring_register": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
+    # Linux AIO writes a file from the kernel's own context, with no write call for us to see.
+    "io_setup": "AIO do Linux (io_setup): escritas assim não passam pelas chamadas que o corretor observa",
+    "io_submit": "AIO do Linux (io_submit): escritas assim não passam pelas chamadas que o corretor observa",
     "process_vm_writev": "escrever na memória de outro processo",
     "process_vm_readv": "ler a memória de outro processo",
     "ptrace": "ptrace: depurar ou controlar outro processo",
