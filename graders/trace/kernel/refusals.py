@@ -1,6 +1,6 @@
-"""Handlers that check a call and let it through or refuse it: prctl(PR_SET_SECCOMP), signals
-(kill, tkill, tgkill, pidfd_open), and the calls the filter hands over only to be refused (io_uring,
-ptrace, namespaces, mounts...)."""
+"""Handlers that check a call and let it through or refuse it: prctl(PR_SET_SECCOMP), what reaches
+another process (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open, fcntl F_SETOWN,
+prlimit64), and the calls the filter hands over only to be refused (io_uring, ptrace, namespaces...)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,20 @@ class Checks:
         return "continue" if self._signal_target(task, a[0]) and s32(a[0]) > 0 else self._deny_signal()
 
     def _on_pidfd_open(self, nid, task, a):
+        return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
+
+    def _on_rt_sigqueueinfo(self, nid, task, a):
+        return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
+
+    def _on_rt_tgsigqueueinfo(self, nid, task, a):
+        return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
+
+    def _on_fcntl(self, nid, task, a):
+        """F_SETOWN only (the filter's rule): whoever gets the descriptor's SIGIO, a process or a group."""
+        return "continue" if s32(a[2]) == 0 or self._signal_target(task, a[2]) else self._deny_signal()
+
+    def _on_prlimit64(self, nid, task, a):
+        """Another process's limits (the filter lets pid 0, the caller itself, through)."""
         return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
 
     def _deny_signal(self):

@@ -68,6 +68,7 @@ class _ArgCmp(ctypes.Structure):
 
 
 ACT_ALLOW, ACT_NOTIFY = 0x7FFF0000, 0x7FC00000
+F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
 CMP_NE, CMP_EQ, CMP_MASKED_EQ = 1, 4, 7
 
 
@@ -80,7 +81,8 @@ WRITE_OPEN_BITS = (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC)
 EMULATED = ("write", "pwrite64", "writev", "pwritev", "pwritev2", "truncate", "ftruncate", "fallocate",
             "rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "mkdir", "mkdirat",
             "link", "linkat", "symlink", "symlinkat", "fsync", "fdatasync", "sync", "syncfs", "creat",
-            "kill", "tkill", "tgkill", "pidfd_open", "sendfile", "copy_file_range", "splice", "msync")
+            "kill", "tkill", "tgkill", "pidfd_open", "sendfile", "copy_file_range", "splice", "msync",
+            "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 REFUSED = {
     "io_uring_setup": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
     "io_uring_enter": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
@@ -140,6 +142,14 @@ def build_filter(reduced: bool) -> bytes:
         rule(ACT_NOTIFY, name)
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED))
     rule(ACT_NOTIFY, "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_SECCOMP))
+    # Other ways to reach another process, checked like kill: the owner of a descriptor's SIGIO, and
+    # another process's limits (RLIMIT_CPU 0 kills it, with no signal for Landlock's scope to stop).
+    # F_SETOWN_EX and the ioctls take the owner through a pointer: refused.
+    rule(ACT_NOTIFY, "fcntl", (1, CMP_MASKED_EQ, U32, F_SETOWN))
+    rule(ACT_ERRNO(errno.EPERM), "fcntl", (1, CMP_MASKED_EQ, U32, F_SETOWN_EX))
+    for request in (FIOSETOWN, SIOCSPGRP):
+        rule(ACT_ERRNO(errno.EPERM), "ioctl", (1, CMP_MASKED_EQ, U32, request))
+    rule(ACT_NOTIFY, "prlimit64", (0, CMP_NE, 0, 0))
     rule(ACT_ERRNO(errno.EPERM), "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_DUMPABLE))
     for name in REFUSED:
         rule(ACT_NOTIFY, name)
@@ -190,7 +200,7 @@ def handled_calls() -> dict[int, str]:
     """Number -> name of every call the filter may hand to the supervisor."""
     if _NRS:
         return _NRS
-    names = set(EMULATED) | set(REFUSED) | set(METADATA) | {"open", "openat", "mmap", "prctl"}
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | {"open", "openat", "mmap", "prctl", "fcntl", "prlimit64"}
     out = {}
     for name in names:
         nr = syscall_nr(name)
