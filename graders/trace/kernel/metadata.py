@@ -113,7 +113,7 @@ class Metadata:
         dup = self.getfd(task, a[0])
         try:
             st = os.fstat(dup)
-            if st.st_dev not in self.root_devs or (st.st_dev, st.st_ino) not in self.nodes:
+            if not self.fd_in_roots(dup):
                 return self._metadata_refuse(name)
             if name not in ("fchmod", "fchown", "utimensat"):
                 return "continue" if task.threads == 1 else self._metadata_refuse(name)

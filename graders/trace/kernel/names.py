@@ -181,12 +181,10 @@ class Names:
                 try:
                     if source_dup is not None:
                         st = os.fstat(source_dup)
-                        # A descriptor names no path we fenced: its file must be one of the roots (a
-                        # file outside them may share their file system, the instructor's own files).
-                        source = os.readlink(f"/proc/self/fd/{source_dup}").removesuffix(" (deleted)")
-                        if st.st_dev not in self.root_devs or self.root_for(os.path.dirname(source)) is None:
+                        if not self.fd_in_roots(source_dup):
                             raise Refused(errno.EXDEV)
-                        check_same_filesystem(self, os.path.dirname(source), p2, "link")
+                        check_same_filesystem(self, os.path.dirname(os.readlink(f"/proc/self/fd/{source_dup}")),
+                                              p2, "link")
                         os.link(f"/proc/self/fd/{source_dup}", n2, dst_dir_fd=b[0], follow_symlinks=True)
                     else:
                         sp, sn = src

@@ -206,6 +206,14 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability
                     best = root
         return best
 
+    def fd_in_roots(self, fd: int) -> bool:
+        """Whether the file of our descriptor lies in a root, by its current name: a descriptor names
+        no path we fenced, and a file outside the roots may share their file system (the instructor's
+        own files, in reduced mode), or even hold a node here (an fsync of it is recorded)."""
+        name = os.readlink(f"/proc/self/fd/{fd}").removesuffix(" (deleted)")
+        return (os.fstat(fd).st_dev in self.root_devs and name.startswith("/")
+                and self.root_for(os.path.dirname(name)) is not None)
+
     def open_parent(self, parent: str):
         """(fd, is_root_fd) for a directory inside a root, opened beneath it with no symlinks, so a
         concurrent swap of a folder for a link cannot take us out of the root."""
