@@ -69,6 +69,7 @@ class _ArgCmp(ctypes.Structure):
 
 ACT_ALLOW, ACT_NOTIFY = 0x7FFF0000, 0x7FC00000
 F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
+SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
 CMP_NE, CMP_EQ, CMP_MASKED_EQ = 1, 4, 7
 
 
@@ -156,6 +157,10 @@ def build_filter(reduced: bool) -> bytes:
     for name, number in ERRNO_PLAIN.items():
         rule(ACT_ERRNO(number), name)
     rule(ACT_ERRNO(errno.EACCES), "socket", (0, CMP_NE, AF_UNIX, 0))
+    # A UNIX datagram names its address with each sendto or sendmsg, no connect needed: a socket of
+    # the machine (journald's /dev/log) would be in reach. Stream sockets can only talk to each other.
+    for name in ("socket", "socketpair"):
+        rule(ACT_ERRNO(errno.EACCES), name, (1, CMP_MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM))
     for request in (FICLONE, FICLONERANGE, FIDEDUPERANGE):
         rule(ACT_ERRNO(errno.EOPNOTSUPP), "ioctl", (1, CMP_MASKED_EQ, U32, request))
     # Sharing a descriptor table, cwd or memory with another process (not a thread) would let it
