@@ -70,6 +70,9 @@ class _ArgCmp(ctypes.Structure):
 ACT_ALLOW, ACT_NOTIFY = 0x7FFF0000, 0x7FC00000
 F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
 SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
+PRIO_PGRP, PRIO_USER, IOPRIO_WHO_PGRP, IOPRIO_WHO_USER = 1, 2, 2, 3
+OTHER_PROCESS = ("fcntl", "prlimit64", "sched_setscheduler", "sched_setparam", "sched_setaffinity",
+                 "sched_setattr", "setpriority", "ioprio_set")
 CMP_NE, CMP_EQ, CMP_MASKED_EQ = 1, 4, 7
 
 
@@ -151,6 +154,12 @@ def build_filter(reduced: bool) -> bytes:
     for request in (FIOSETOWN, SIOCSPGRP):
         rule(ACT_ERRNO(errno.EPERM), "ioctl", (1, CMP_MASKED_EQ, U32, request))
     rule(ACT_NOTIFY, "prlimit64", (0, CMP_NE, 0, 0))
+    # Scheduling and I/O priority of another process, a group or the whole user: no signal either.
+    for name in ("sched_setscheduler", "sched_setparam", "sched_setaffinity", "sched_setattr"):
+        rule(ACT_NOTIFY, name, (0, CMP_NE, 0, 0))
+    for name, user in (("setpriority", PRIO_USER), ("ioprio_set", IOPRIO_WHO_USER)):
+        rule(ACT_NOTIFY, name, (1, CMP_NE, 0, 0))
+        rule(ACT_NOTIFY, name, (0, CMP_MASKED_EQ, U32, user))
     rule(ACT_ERRNO(errno.EPERM), "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_DUMPABLE))
     for name in REFUSED:
         rule(ACT_NOTIFY, name)
@@ -205,7 +214,7 @@ def handled_calls() -> dict[int, str]:
     """Number -> name of every call the filter may hand to the supervisor."""
     if _NRS:
         return _NRS
-    names = set(EMULATED) | set(REFUSED) | set(METADATA) | {"open", "openat", "mmap", "prctl", "fcntl", "prlimit64"}
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | {"open", "openat", "mmap", "prctl"}
     out = {}
     for name in names:
         nr = syscall_nr(name)
