@@ -165,6 +165,8 @@ class Names:
             if src[0] == "fd":
                 if src[1] < 0 or src[2] < 0:
                     raise Refused(errno.ENOENT)
+                if not self._signal_target(task, src[1]):
+                    raise Refused(errno.EACCES)  # a descriptor of a process that is not the run's
                 other = Task(src[1])
                 source_dup = self.getfd(other, src[2])
         try:

@@ -107,6 +107,11 @@ class Opens:
         _, pid, number = where
         if pid < 0 or number < 0:
             raise Refused(errno.ENOENT)
+        if not self._signal_target(task, pid):
+            # Another process's descriptor (the CLI's standard output...): we would take it with our
+            # own rights, which the run does not have.
+            raise Refused(errno.EACCES, "open", "reabrir para escrita um descritor de um processo que não é "
+                                                "desta correção")
         refuse = Refused(errno.EACCES, "open", "reabrir para escrita por /proc/self/fd um arquivo sem nome "
                                                "ou fora das pastas de trabalho: o corretor não acompanharia "
                                                "essa nova abertura")
