@@ -467,7 +467,8 @@ def _force_rmtree(path: str):
     def retry(function, target, _exc):
         try:
             os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
+            if not os.path.islink(target):  # a link left by a run: chmod would follow it out of the folder
+                os.chmod(target, 0o700)
             function(target)
         except OSError:
             pass

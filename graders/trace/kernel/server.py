@@ -20,7 +20,8 @@ def wipe(roots: list[str], keep: list[str]):
     def retry(function, target, _exc):
         try:  # a run may leave folders without permissions; they are ours, so open them back up
             os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
+            if not os.path.islink(target):  # a link left by a run: chmod would follow it out of the folder
+                os.chmod(target, 0o700)
             function(target)
         except OSError:
             pass
