@@ -27,6 +27,13 @@ def wipe(roots: list[str], keep: list[str]):
             pass
 
     for root in roots:
+        if os.path.islink(root) or not os.path.isdir(root):
+            # Not what we made (the supervisor refuses it; this is the second fence): never follow it.
+            try:
+                os.unlink(root)
+            except OSError:
+                pass
+            os.makedirs(root, exist_ok=True)
         try:
             os.chmod(root, 0o700 if root not in keep else 0o755)
         except OSError:

@@ -56,6 +56,8 @@ class Supervisor(TargetAccess, Channel, Opens, Writes, Copies, Names, Durability
             st = os.fstat(fd)
             self.roots.append((role, path, fd, st.st_dev))
         self.root_devs = {r[3] for r in self.roots}
+        # The roots themselves, by inode: a run may neither move nor remove nor replace one (names.py).
+        self.root_keys = {(os.fstat(r[2]).st_dev, os.fstat(r[2]).st_ino) for r in self.roots}
         self.setup = {"source": source, "filename": filename, "job": job}
         self.agent = AgentServer(self._record)
         self.output = bytearray()
