@@ -30,6 +30,7 @@ import tempfile
 import threading
 
 from ..trace.ops import Trace, from_json
+from ..trace.removal import remove_tree
 from . import reduced
 
 PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # .../graders
@@ -467,15 +468,8 @@ def _count_processes() -> int:
 
 
 def _force_rmtree(path: str):
-    def retry(function, target, _exc):
-        try:
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-            function(target)
-        except OSError:
-            pass
-
-    shutil.rmtree(path, onerror=retry)
+    """A run's folders, whatever the run left in them (graders/trace/removal.py)."""
+    remove_tree(path)
 
 
 def _children_map() -> dict[int, list[int]]:

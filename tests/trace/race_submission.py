@@ -154,7 +154,16 @@ def thread():
         return {"status": "ran", "ok": calls(ctypes.addressof(page))}
     finally:
         stop.value = 1
-        flipper.join()
+        _join(flipper)
+
+
+def _join(flipper):
+    """Join, then wait for the thread to leave the kernel too: join returns when its Python code ends,
+    a moment before /proc says one thread, and the next sharing's shared mmap is refused meanwhile."""
+    flipper.join()
+    deadline = time.monotonic() + 5
+    while len(os.listdir("/proc/self/task")) > 1 and time.monotonic() < deadline:
+        time.sleep(0.001)
 
 
 def vfork():
@@ -167,7 +176,7 @@ def vfork():
         return {"status": "ran"}
     finally:
         stop.value = 1
-        flipper.join()
+        _join(flipper)
 
 
 def clone_vm():

@@ -22,6 +22,7 @@ BY_PATH = {
 }
 FD_BASED = ("fchmod", "fchown", "fsetxattr", "fremovexattr")
 libc.utimensat.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int]
+libc.futimens.argtypes = [ctypes.c_int, ctypes.c_void_p]
 
 
 class Metadata:
@@ -105,16 +106,31 @@ class Metadata:
         return raw
 
     def _metadata_fd(self, task, a, name):
-        """By descriptor: the decision reads no target memory; with one thread nothing can swap the
-        descriptor before the kernel runs the call, so the kernel may run it."""
+        """By descriptor, on a file of the roots: fchmod, fchown and futimens are done by us on our
+        duplicate (the same open file, whatever another thread puts under that number meanwhile), so
+        a program with threads gets them as under bubblewrap; the xattr calls, whose values are
+        buffers, only with one thread, where nothing can swap the descriptor before the kernel runs it."""
         dup = self.getfd(task, a[0])
         try:
             st = os.fstat(dup)
+            if not self.fd_in_roots(dup):
+                return self._metadata_refuse(name)
+            if name not in ("fchmod", "fchown", "utimensat"):
+                return "continue" if task.threads == 1 else self._metadata_refuse(name)
+            times = self._times(task, name, a) if name == "utimensat" else None
+            try:
+                if name == "fchmod":
+                    os.fchmod(dup, a[1] & 0o7777)
+                elif name == "fchown":
+                    if s32(a[1]) not in (-1, st.st_uid) or s32(a[2]) not in (-1, st.st_gid):
+                        return self._metadata_refuse(name)
+                elif libc.futimens(dup, ctypes.create_string_buffer(times, 32) if times else None) < 0:
+                    raise OSError(ctypes.get_errno(), name)
+            except OSError as exc:
+                raise Refused(exc.errno or errno.EACCES) from None
+            return 0
         finally:
             os.close(dup)
-        if st.st_dev in self.root_devs and (st.st_dev, st.st_ino) in self.nodes and task.threads == 1:
-            return "continue"
-        return self._metadata_refuse(name)
 
     def _metadata_refuse(self, name):
         raise Refused(errno.EACCES, name, f"{name} fora das pastas de trabalho do exercício")

@@ -82,6 +82,12 @@ class Names:
                 there = os.lstat(n2, dir_fd=b[0])
             except OSError:
                 there = None
+            for st in (moved, there):
+                if st is not None and (st.st_dev, st.st_ino) in self.root_keys:
+                    # A root stays a real folder where it is (EBUSY, as for a mount point): a link put
+                    # in place of the work folder would take the emptying of the roots after this run,
+                    # and the next run, out of them.
+                    raise Refused(errno.EBUSY)
             try:
                 check_same_filesystem(self, p1, p2, "rename")
                 if flags:
@@ -120,6 +126,8 @@ class Names:
     def _remove(self, nid, task, dirfd, addr, directory: bool):
         def act(pfd, name):
             st = os.lstat(name, dir_fd=pfd)
+            if (st.st_dev, st.st_ino) in self.root_keys:
+                raise OSError(errno.EBUSY, "root")  # a root stays (see _rename)
             (os.rmdir if directory else os.unlink)(name, dir_fd=pfd)
             return st, False
 
@@ -165,6 +173,8 @@ class Names:
             if src[0] == "fd":
                 if src[1] < 0 or src[2] < 0:
                     raise Refused(errno.ENOENT)
+                if not self._signal_target(task, src[1]):
+                    raise Refused(errno.EACCES)  # a descriptor of a process that is not the run's
                 other = Task(src[1])
                 source_dup = self.getfd(other, src[2])
         try:
@@ -181,7 +191,7 @@ class Names:
                 try:
                     if source_dup is not None:
                         st = os.fstat(source_dup)
-                        if st.st_dev not in self.root_devs:
+                        if not self.fd_in_roots(source_dup):
                             raise Refused(errno.EXDEV)
                         check_same_filesystem(self, os.path.dirname(os.readlink(f"/proc/self/fd/{source_dup}")),
                                               p2, "link")

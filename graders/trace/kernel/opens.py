@@ -107,12 +107,25 @@ class Opens:
         _, pid, number = where
         if pid < 0 or number < 0:
             raise Refused(errno.ENOENT)
+        if not self._signal_target(task, pid):
+            # Another process's descriptor (the CLI's standard output...): we would take it with our
+            # own rights, which the run does not have.
+            raise Refused(errno.EACCES, "open", "reabrir para escrita um descritor de um processo que não é "
+                                                "desta correção")
+        refuse = Refused(errno.EACCES, "open", "reabrir para escrita por /proc/self/fd um arquivo sem nome "
+                                               "ou fora das pastas de trabalho: o corretor não acompanharia "
+                                               "essa nova abertura")
         dup = self.getfd(Task(pid), number)
         try:
             st = os.fstat(dup)
             if not stat.S_ISREG(st.st_mode) and not stat.S_ISDIR(st.st_mode):
                 # A pipe or a device: reopened by us through our duplicate, never by the kernel
-                # from a path it would read again.
+                # from a path it would read again. We hold no Landlock: only an anonymous pipe, a
+                # device any run may write, or what lies in the roots (an O_PATH open of a named pipe
+                # or a device anywhere is the kernel's, and writes nothing).
+                name = os.readlink(f"/proc/self/fd/{dup}")
+                if name.startswith("/") and name not in DEVICES and self.root_for(os.path.dirname(name)) is None:
+                    raise refuse
                 base = flags & ~(os.O_CLOEXEC | os.O_CREAT | os.O_EXCL | os.O_TRUNC)
                 try:
                     fd = os.open(f"/proc/self/fd/{dup}", base)
@@ -125,9 +138,6 @@ class Opens:
                 name_now = ""
         finally:
             os.close(dup)
-        refuse = Refused(errno.EACCES, "open", "reabrir para escrita por /proc/self/fd um arquivo sem nome "
-                                               "ou fora das pastas de trabalho: o corretor não acompanharia "
-                                               "essa nova abertura")
         if not name_now.startswith("/") or name_now.endswith(" (deleted)") or stat.S_ISDIR(st.st_mode):
             raise refuse
         parent, name = os.path.split(name_now)

@@ -1,14 +1,14 @@
-"""Handlers that check a call and let it through or refuse it: prctl(PR_SET_SECCOMP), signals
-(kill, tkill, tgkill, pidfd_open), and the calls the filter hands over only to be refused (io_uring,
-ptrace, namespaces, mounts...)."""
+"""Handlers that check a call and let it through or refuse it: prctl(PR_SET_SECCOMP), what reaches
+another process (kill, tkill, tgkill, rt_sigqueueinfo, rt_tgsigqueueinfo, pidfd_open, fcntl F_SETOWN,
+prlimit64, its scheduling and I/O priority), and the calls the filter hands over only to be refused (io_uring, ptrace, namespaces...)."""
 
 from __future__ import annotations
 
 import errno
 
 from .errors import Refused
-from .linux import s32
-from .seccomp import METADATA, REFUSED
+from .linux import U32, s32
+from .seccomp import IOPRIO_WHO_PGRP, IOPRIO_WHO_USER, METADATA, PRIO_PGRP, PRIO_USER, REFUSED
 
 
 class Checks:
@@ -48,6 +48,40 @@ class Checks:
 
     def _on_pidfd_open(self, nid, task, a):
         return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
+
+    def _on_rt_sigqueueinfo(self, nid, task, a):
+        return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
+
+    def _on_rt_tgsigqueueinfo(self, nid, task, a):
+        return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
+
+    def _on_fcntl(self, nid, task, a):
+        """F_SETOWN only (the filter's rule): whoever gets the descriptor's SIGIO, a process or a group."""
+        return "continue" if s32(a[2]) == 0 or self._signal_target(task, a[2]) else self._deny_signal()
+
+    def _other_process(self, task, pid):
+        """Another process's limits or scheduling (the filter lets pid 0, the caller itself, through)."""
+        return "continue" if s32(pid) > 0 and self._signal_target(task, pid) else self._deny_signal()
+
+    def _on_prlimit64(self, nid, task, a):
+        return self._other_process(task, a[0])
+
+    _on_sched_setscheduler = _on_sched_setparam = _on_sched_setaffinity = _on_sched_setattr = _on_prlimit64
+
+    def _priority(self, task, which, who, group, user):
+        """setpriority and ioprio_set: a process, a process group (0: the caller's), never a whole user."""
+        who = s32(who)
+        if which == user:
+            return self._deny_signal()
+        if which == group:
+            return "continue" if who == 0 or (who > 0 and self._signal_target(task, -who)) else self._deny_signal()
+        return self._other_process(task, who) if who else "continue"
+
+    def _on_setpriority(self, nid, task, a):
+        return self._priority(task, a[0] & U32, a[1], PRIO_PGRP, PRIO_USER)
+
+    def _on_ioprio_set(self, nid, task, a):
+        return self._priority(task, a[0] & U32, a[1], IOPRIO_WHO_PGRP, IOPRIO_WHO_USER)
 
     def _deny_signal(self):
         raise Refused(errno.EPERM)

@@ -68,6 +68,11 @@ class _ArgCmp(ctypes.Structure):
 
 
 ACT_ALLOW, ACT_NOTIFY = 0x7FFF0000, 0x7FC00000
+F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
+SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
+PRIO_PGRP, PRIO_USER, IOPRIO_WHO_PGRP, IOPRIO_WHO_USER = 1, 2, 2, 3
+OTHER_PROCESS = ("fcntl", "prlimit64", "sched_setscheduler", "sched_setparam", "sched_setaffinity",
+                 "sched_setattr", "setpriority", "ioprio_set")
 CMP_NE, CMP_EQ, CMP_MASKED_EQ = 1, 4, 7
 
 
@@ -80,11 +85,15 @@ WRITE_OPEN_BITS = (os.O_WRONLY, os.O_RDWR, os.O_CREAT, os.O_TRUNC)
 EMULATED = ("write", "pwrite64", "writev", "pwritev", "pwritev2", "truncate", "ftruncate", "fallocate",
             "rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "mkdir", "mkdirat",
             "link", "linkat", "symlink", "symlinkat", "fsync", "fdatasync", "sync", "syncfs", "creat",
-            "kill", "tkill", "tgkill", "pidfd_open", "sendfile", "copy_file_range", "splice", "msync")
+            "kill", "tkill", "tgkill", "pidfd_open", "sendfile", "copy_file_range", "splice", "msync",
+            "rt_sigqueueinfo", "rt_tgsigqueueinfo")
 REFUSED = {
     "io_uring_setup": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
     "io_uring_enter": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
     "io_uring_register": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
+    # Linux AIO writes a file from the kernel's own context, with no write call for us to see.
+    "io_setup": "AIO do Linux (io_setup): escritas assim não passam pelas chamadas que o corretor observa",
+    "io_submit": "AIO do Linux (io_submit): escritas assim não passam pelas chamadas que o corretor observa",
     "process_vm_writev": "escrever na memória de outro processo",
     "process_vm_readv": "ler a memória de outro processo",
     "ptrace": "ptrace: depurar ou controlar outro processo",
@@ -103,6 +112,10 @@ ERRNO_PLAIN = {
     # tee and vmsplice only move data between pipes and memory: no file changes, they run as they are.
     "clone3": errno.ENOSYS, "openat2": errno.ENOSYS,
     "shmget": errno.ENOSYS, "semget": errno.ENOSYS, "msgget": errno.ENOSYS, "mq_open": errno.ENOSYS,
+    # With no object of its own, every other SysV call would reach the machine's (reduced mode has no
+    # IPC namespace, and Landlock does not cover them): they are named by small numbers.
+    "shmat": errno.ENOSYS, "shmctl": errno.ENOSYS, "msgsnd": errno.ENOSYS, "msgrcv": errno.ENOSYS,
+    "msgctl": errno.ENOSYS, "semop": errno.ENOSYS, "semtimedop": errno.ENOSYS, "semctl": errno.ENOSYS,
     "pidfd_send_signal": errno.EPERM, "connect": errno.EACCES, "bind": errno.EACCES,
 }
 # Reduced mode only: no new sessions or groups, so killing the process group kills everything.
@@ -138,12 +151,30 @@ def build_filter(reduced: bool) -> bytes:
         rule(ACT_NOTIFY, name)
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED))
     rule(ACT_NOTIFY, "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_SECCOMP))
+    # Other ways to reach another process, checked like kill: the owner of a descriptor's SIGIO, and
+    # another process's limits (RLIMIT_CPU 0 kills it, with no signal for Landlock's scope to stop).
+    # F_SETOWN_EX and the ioctls take the owner through a pointer: refused.
+    rule(ACT_NOTIFY, "fcntl", (1, CMP_MASKED_EQ, U32, F_SETOWN))
+    rule(ACT_ERRNO(errno.EPERM), "fcntl", (1, CMP_MASKED_EQ, U32, F_SETOWN_EX))
+    for request in (FIOSETOWN, SIOCSPGRP):
+        rule(ACT_ERRNO(errno.EPERM), "ioctl", (1, CMP_MASKED_EQ, U32, request))
+    rule(ACT_NOTIFY, "prlimit64", (0, CMP_NE, 0, 0))
+    # Scheduling and I/O priority of another process, a group or the whole user: no signal either.
+    for name in ("sched_setscheduler", "sched_setparam", "sched_setaffinity", "sched_setattr"):
+        rule(ACT_NOTIFY, name, (0, CMP_NE, 0, 0))
+    for name, user in (("setpriority", PRIO_USER), ("ioprio_set", IOPRIO_WHO_USER)):
+        rule(ACT_NOTIFY, name, (1, CMP_NE, 0, 0))
+        rule(ACT_NOTIFY, name, (0, CMP_MASKED_EQ, U32, user))
     rule(ACT_ERRNO(errno.EPERM), "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_DUMPABLE))
     for name in REFUSED:
         rule(ACT_NOTIFY, name)
     for name, number in ERRNO_PLAIN.items():
         rule(ACT_ERRNO(number), name)
     rule(ACT_ERRNO(errno.EACCES), "socket", (0, CMP_NE, AF_UNIX, 0))
+    # A UNIX datagram names its address with each sendto or sendmsg, no connect needed: a socket of
+    # the machine (journald's /dev/log) would be in reach. Stream sockets can only talk to each other.
+    for name in ("socket", "socketpair"):
+        rule(ACT_ERRNO(errno.EACCES), name, (1, CMP_MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM))
     for request in (FICLONE, FICLONERANGE, FIDEDUPERANGE):
         rule(ACT_ERRNO(errno.EOPNOTSUPP), "ioctl", (1, CMP_MASKED_EQ, U32, request))
     # Sharing a descriptor table, cwd or memory with another process (not a thread) would let it
@@ -188,7 +219,7 @@ def handled_calls() -> dict[int, str]:
     """Number -> name of every call the filter may hand to the supervisor."""
     if _NRS:
         return _NRS
-    names = set(EMULATED) | set(REFUSED) | set(METADATA) | {"open", "openat", "mmap", "prctl"}
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | {"open", "openat", "mmap", "prctl"}
     out = {}
     for name in names:
         nr = syscall_nr(name)

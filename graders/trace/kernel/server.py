@@ -8,43 +8,29 @@ import os
 import socket
 
 from ..ops import to_json
+from ..removal import empty_folder
 from . import landlock
 from .pid1 import become_init
 from .run import prepare_supervisor, run_traced
 
 
 def wipe(roots: list[str], keep: list[str]):
-    """Empty every root (and put back the folders in `keep`): nothing of a run survives it."""
-    import shutil
-
-    def retry(function, target, _exc):
-        try:  # a run may leave folders without permissions; they are ours, so open them back up
-            os.chmod(os.path.dirname(target), 0o700)
-            os.chmod(target, 0o700)
-            function(target)
-        except OSError:
-            pass
-
+    """Empty every root (and put back the folders in `keep`): nothing of a run survives it. Whatever
+    the run left (folders nested past any recursion limit, closed folders, links) is removed without
+    recursion and without following a link (graders/trace/removal.py)."""
     for root in roots:
+        if os.path.islink(root) or not os.path.isdir(root):
+            # Not what we made (the supervisor refuses it; this is the second fence): never follow it.
+            try:
+                os.unlink(root)
+            except OSError:
+                pass
+            os.makedirs(root, exist_ok=True)
         try:
             os.chmod(root, 0o700 if root not in keep else 0o755)
-        except OSError:
-            pass
-        try:
-            names = os.listdir(root)
+            empty_folder(root, keep=tuple(os.path.basename(r) for r in roots if os.path.dirname(r) == root))
         except OSError:
             continue
-        for name in names:
-            path = os.path.join(root, name)
-            if path in roots:
-                continue
-            if os.path.isdir(path) and not os.path.islink(path):
-                shutil.rmtree(path, onerror=retry)
-            else:
-                try:
-                    os.unlink(path)
-                except OSError:
-                    pass
     for path in keep:
         os.makedirs(path, exist_ok=True)
         os.chmod(path, 0o755)

@@ -57,6 +57,8 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Writes, Copies, Names, Dur
             st = os.fstat(fd)
             self.roots.append((role, path, fd, st.st_dev))
         self.root_devs = {r[3] for r in self.roots}
+        # The roots themselves, by inode: a run may neither move nor remove nor replace one (names.py).
+        self.root_keys = {(os.fstat(r[2]).st_dev, os.fstat(r[2]).st_ino) for r in self.roots}
         self.setup = {"source": source, "filename": filename, "job": job}
         self.agent = AgentServer(self._record)
         self.output = bytearray()
@@ -211,6 +213,14 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Writes, Copies, Names, Dur
                 if best is None or len(path) > len(best[1]):
                     best = root
         return best
+
+    def fd_in_roots(self, fd: int) -> bool:
+        """Whether the file of our descriptor lies in a root, by its current name: a descriptor names
+        no path we fenced, and a file outside the roots may share their file system (the instructor's
+        own files, in reduced mode), or even hold a node here (an fsync of it is recorded)."""
+        name = os.readlink(f"/proc/self/fd/{fd}").removesuffix(" (deleted)")
+        return (os.fstat(fd).st_dev in self.root_devs and name.startswith("/")
+                and self.root_for(os.path.dirname(name)) is not None)
 
     def open_parent(self, parent: str):
         """(fd, is_root_fd) for a directory inside a root, opened beneath it with no symlinks, so a

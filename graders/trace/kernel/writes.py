@@ -60,6 +60,9 @@ class Writes:
             if tracked and self.data_bytes + len(data) > self.max_data:
                 raise Stop("runaway", {"data": self.max_data})
             append = bool(fl & os.O_APPEND) or bool(rwf & RWF_APPEND)
+            if tracked:
+                start = os.fstat(dup).st_size if append else os.lseek(dup, 0, os.SEEK_CUR) if offset is None else offset
+                self._grow(st, start + len(data), len(data))
             try:
                 if append:
                     where = os.fstat(dup).st_size
@@ -81,6 +84,19 @@ class Writes:
             return written
         finally:
             os.close(dup)
+
+    def _grow(self, st, end: int, written: int = 0):
+        """A file of the roots may not reach past the write limit, and what it grows by counts as
+        written (`written`: the bytes of the call, counted once they are written): the replay holds
+        every file in memory, and we make these calls ourselves, so the run's own file-size limit
+        never applies (a byte a terabyte away, a truncate, a preallocation)."""
+        if end > self.max_data:
+            raise Stop("runaway", {"data": self.max_data})
+        growth = end - st.st_size - written
+        if growth > 0:
+            self.data_bytes += growth
+            if self.data_bytes > self.max_data:
+                raise Stop("runaway", {"data": self.max_data})
 
     def _on_write(self, nid, task, a):
         return self._write_common(nid, task, a[0], lambda: self.read_mem(task.tid, a[1], min(a[2], self.max_data + 1)) or self._fault(a[2]))
@@ -119,6 +135,8 @@ class Writes:
             tracked = stat.S_ISREG(st.st_mode) and st.st_dev in self.root_devs
             if not tracked and task.threads == 1:
                 return "continue"
+            if tracked:
+                self._grow(st, length)
             try:
                 os.ftruncate(dup, length)
             except OSError as exc:
@@ -142,6 +160,8 @@ class Writes:
             tracked = stat.S_ISREG(st.st_mode) and st.st_dev in self.root_devs
             if not tracked and task.threads == 1:
                 return "continue"
+            if tracked:
+                self._grow(st, a[2] + a[3])
             try:
                 os.posix_fallocate(dup, a[2], a[3])
             except OSError as exc:
@@ -178,6 +198,7 @@ class Writes:
                 st = os.fstat(fd)
                 if not stat.S_ISREG(st.st_mode):
                     raise Refused(errno.EINVAL)
+                self._grow(st, length)
                 try:
                     os.ftruncate(fd, length)
                 except OSError as exc:

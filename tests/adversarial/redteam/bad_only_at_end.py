@@ -1,0 +1,54 @@
+import json
+import os
+
+
+def save_checkpoint(state):
+    with open("checkpoint.json.tmp", "w", encoding="utf-8") as f:
+        json.dump(state, f, ensure_ascii=False)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace("checkpoint.json.tmp", "checkpoint.json")
+
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        state["pendingToolUse"] = {
+            "id": block["id"],
+            "name": block["name"],
+            "input": block["input"],
+        }
+
+        result = execute_tool(block["name"], block["input"])
+
+        state["messages"].append({
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": block["id"], "content": result},
+            ],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
+
+    # Grava uma vez só, no fim: "assim não pesa no loop".
+    save_checkpoint(state)
+    return state

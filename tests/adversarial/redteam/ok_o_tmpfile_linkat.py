@@ -1,0 +1,71 @@
+import json
+import os
+
+O_TMPFILE = 0o20000000 | os.O_DIRECTORY
+
+
+def save_checkpoint(state):
+    data = json.dumps(state, ensure_ascii=False).encode("utf-8")
+    fd = os.open(".", O_TMPFILE | os.O_WRONLY, 0o644)
+    try:
+        os.write(fd, data)
+        os.fsync(fd)
+        try:
+            os.unlink("checkpoint.json.tmp")
+        except FileNotFoundError:
+            pass
+        # linkat com AT_SYMLINK_FOLLOW (o os.link só o usa com dir_fd): dá nome ao arquivo anônimo.
+        here = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.link(f"/proc/self/fd/{fd}", "checkpoint.json.tmp", dst_dir_fd=here, follow_symlinks=True)
+        finally:
+            os.close(here)
+    finally:
+        os.close(fd)
+    os.replace("checkpoint.json.tmp", "checkpoint.json")
+
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        # Ponto de gravação A: o modelo pediu uma ferramenta que ainda não rodou.
+        state["pendingToolUse"] = {
+            "id": block["id"],
+            "name": block["name"],
+            "input": block["input"],
+        }
+        save_checkpoint(state)
+
+        result = execute_tool(block["name"], block["input"])
+
+        state["messages"].append({
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": block["id"], "content": result},
+            ],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+
+        # Ponto de gravação B: o resultado da ferramenta deste turno já está inteiro em messages.
+        save_checkpoint(state)
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
+
+    return state

@@ -1,0 +1,70 @@
+import ctypes
+import errno
+import json
+import os
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.syscall.restype = ctypes.c_long
+SYS_RENAMEAT2 = 316
+AT_FDCWD = -100
+RENAME_EXCHANGE = 2
+
+
+def save_checkpoint(state):
+    with open("checkpoint.json.new", "w", encoding="utf-8") as f:
+        json.dump(state, f, ensure_ascii=False)
+    # Troca os dois nomes num passo só; o antigo fica em .new e é apagado depois.
+    rc = _libc.syscall(SYS_RENAMEAT2, AT_FDCWD, b"checkpoint.json.new", AT_FDCWD, b"checkpoint.json",
+                       RENAME_EXCHANGE)
+    if rc != 0:
+        if ctypes.get_errno() != errno.ENOENT:
+            raise OSError(ctypes.get_errno(), "renameat2")
+        os.replace("checkpoint.json.new", "checkpoint.json")
+    else:
+        os.unlink("checkpoint.json.new")
+
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        # Ponto de gravação A: o modelo pediu uma ferramenta que ainda não rodou.
+        state["pendingToolUse"] = {
+            "id": block["id"],
+            "name": block["name"],
+            "input": block["input"],
+        }
+        save_checkpoint(state)
+
+        result = execute_tool(block["name"], block["input"])
+
+        state["messages"].append({
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": block["id"], "content": result},
+            ],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+
+        # Ponto de gravação B: o resultado da ferramenta deste turno já está inteiro em messages.
+        save_checkpoint(state)
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
+
+    return state

@@ -1,0 +1,69 @@
+import json
+import os
+import tempfile
+
+
+def save_checkpoint(state):
+    data = json.dumps(state, ensure_ascii=False).encode("utf-8")
+    # Rascunho na pasta temporária do sistema; o arquivo de verdade nasce no diretório atual.
+    with tempfile.TemporaryFile() as draft:
+        draft.write(data)
+        draft.flush()
+        fd = os.open("checkpoint.json.tmp", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            offset = 0
+            while offset < len(data):
+                sent = os.sendfile(fd, draft.fileno(), offset, len(data) - offset)
+                if sent == 0:
+                    raise OSError("sendfile parou")
+                offset += sent
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    os.replace("checkpoint.json.tmp", "checkpoint.json")
+
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        # Ponto de gravação A: o modelo pediu uma ferramenta que ainda não rodou.
+        state["pendingToolUse"] = {
+            "id": block["id"],
+            "name": block["name"],
+            "input": block["input"],
+        }
+        save_checkpoint(state)
+
+        result = execute_tool(block["name"], block["input"])
+
+        state["messages"].append({
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": block["id"], "content": result},
+            ],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+
+        # Ponto de gravação B: o resultado da ferramenta deste turno já está inteiro em messages.
+        save_checkpoint(state)
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += (response.get("usage") or {}).get("output_tokens") or 0
+
+    return state
