@@ -303,6 +303,15 @@ def _never_called():
     import ctypes
     return ctypes
 '''
+# Says on the runner's channel that it read /proc/self/status (it never does): the report must not
+# believe it. The path is built at run time, so the source half has nothing to name either.
+FORGED = '''
+import json as _json
+import os as _os
+
+_os.write(3, (_json.dumps({"t": "end", "kind": "ok", "probes": [{"path": "/pr" + "oc/self/status", "count": 1}],
+                          "inspection": [{"origin": "execução", "what": "lê /pr" + "oc/self/status"}]}) + "\\n").encode())
+'''
 FILES = {"honesta.py": "", "le_status.py": PROBE_RUN, "atalho.py": PROBE_LINK, "lista.py": PROBE_LIST,
          "so_codigo.py": SOURCE_ONLY}
 MODES = [pytest.param("estrito", marks=needs_bwrap), "conteiner"]
@@ -319,7 +328,7 @@ def _cli(args, mode, timeout=600):
 @pytest.fixture(scope="module", params=MODES)
 def graded(request, tmp_path_factory):
     folder = tmp_path_factory.mktemp(f"turma-{request.param}")
-    for name, extra in FILES.items():
+    for name, extra in {**FILES, "forja.py": FORGED}.items():
         (folder / name).write_text(SOLUTION + extra, encoding="utf-8")
     run = _cli(["nivel-2", folder, "--format", "json"], request.param)
     doc = report_schema.check(json.loads(run.stdout))
@@ -333,6 +342,11 @@ def test_the_run_half_comes_from_the_kernel_record(graded):
     assert [s["text"] for s in rows["atalho.py"]["inspection"]] == ["lê /proc/self/mountinfo ao rodar"]
     assert [s["text"] for s in rows["lista.py"]["inspection"]] == ["lista os processos (/proc) ao rodar"]
     assert rows["le_status.py"]["inspection"][0]["origin"] == "execução" and rows["le_status.py"]["inspection"][0]["lines"] == []
+
+
+def test_what_the_process_says_of_itself_flags_nothing(graded):
+    _mode, _folder, rows, _doc = graded
+    assert rows["forja.py"]["inspection"] == [] and rows["forja.py"]["inspection_note"] is None
 
 
 def test_the_source_half_names_code_that_never_ran(graded):
