@@ -21,6 +21,9 @@ BY_PATH = {
     "utimensat": (0, 1, 3, True),
 }
 FD_BASED = ("fchmod", "fchown", "fsetxattr", "fremovexattr")
+# Extended attributes by path: name -> follows links. Their names and values are buffers, copied once.
+XATTR_BY_PATH = {"setxattr": True, "lsetxattr": False, "removexattr": True, "lremovexattr": False}
+XATTR_SIZE_MAX = 65536
 libc.utimensat.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_void_p, ctypes.c_int]
 libc.futimens.argtypes = [ctypes.c_int, ctypes.c_void_p]
 
@@ -31,15 +34,22 @@ class Metadata:
     def _metadata(self, nid, task, a, name):
         if name in FD_BASED or (name == "utimensat" and a[1] == 0):
             return self._metadata_fd(task, a, name)
-        if name not in BY_PATH:  # setxattr and the like by path: rare, and their values are buffers
-            return self._metadata_refuse(name)
-        dirpos, pathpos, flagpos, follow = BY_PATH[name]
-        flags = a[flagpos] & U32 if flagpos is not None else 0
-        if flags & ~(AT_SYMLINK_NOFOLLOW | 0x1000):
-            raise Refused(errno.EINVAL)
-        follow = follow and not flags & AT_SYMLINK_NOFOLLOW
-        path = self.read_path(task.tid, a[pathpos])
-        times = self._times(task, name, a)  # copied now, once: the kernel will not read them again
+        if name in XATTR_BY_PATH:
+            dirpos, pathpos, follow = None, 0, XATTR_BY_PATH[name]
+            times = None
+            path = self.read_path(task.tid, a[0])
+            xattr = self._xattr(task, name, a)  # copied now, once, as the path
+        else:
+            if name not in BY_PATH:
+                return self._metadata_refuse(name)
+            dirpos, pathpos, flagpos, follow = BY_PATH[name]
+            flags = a[flagpos] & U32 if flagpos is not None else 0
+            if flags & ~(AT_SYMLINK_NOFOLLOW | 0x1000):
+                raise Refused(errno.EINVAL)
+            follow = follow and not flags & AT_SYMLINK_NOFOLLOW
+            path = self.read_path(task.tid, a[pathpos])
+            times = self._times(task, name, a)  # copied now, once: the kernel will not read them again
+            xattr = None
         if not self.valid(nid):
             return None
         where = self.resolve(task, a[dirpos] if dirpos is not None else AT_FDCWD, path, follow)
@@ -51,10 +61,38 @@ class Metadata:
             return self._metadata_refuse(name)
         pfd, is_root = opened
         try:
+            if xattr is not None:
+                return self._set_xattr(f"/proc/self/fd/{pfd}/{entry}", xattr)
             return self._apply(name, a, pfd, entry, times)
         finally:
             if not is_root:
                 os.close(pfd)
+
+    def _xattr(self, task, name, a):
+        """(attribute name, value or None to remove, flags) of a setxattr or removexattr call."""
+        attr = self.read_path(task.tid, a[1]).decode("utf-8", "surrogateescape")
+        if not name.endswith("setxattr"):
+            return attr, None, 0
+        if a[3] > XATTR_SIZE_MAX:
+            raise Refused(errno.E2BIG)
+        value = self.read_mem(task.tid, a[2], a[3])
+        if len(value) < a[3]:
+            raise Refused(errno.EFAULT)
+        return attr, value, a[4] & U32
+
+    def _set_xattr(self, target, xattr):
+        """Done by us with what we copied: `target` is a path or our duplicate of the descriptor."""
+        attr, value, flags = xattr
+        try:
+            if value is None:
+                os.removexattr(target, attr, follow_symlinks=False) if isinstance(target, str) else os.removexattr(target, attr)
+            elif isinstance(target, str):
+                os.setxattr(target, attr, value, flags, follow_symlinks=False)
+            else:
+                os.setxattr(target, attr, value, flags)
+        except OSError as exc:
+            raise Refused(exc.errno or errno.EACCES) from None
+        return 0
 
     def _apply(self, name, a, pfd, entry, times):
         """The call itself, on (parent, entry) already resolved: never through a symlink again."""
@@ -106,17 +144,16 @@ class Metadata:
         return raw
 
     def _metadata_fd(self, task, a, name):
-        """By descriptor, on a file of the roots: fchmod, fchown and futimens are done by us on our
-        duplicate (the same open file, whatever another thread puts under that number meanwhile), so
-        a program with threads gets them as under bubblewrap; the xattr calls, whose values are
-        buffers, only with one thread, where nothing can swap the descriptor before the kernel runs it."""
+        """By descriptor, on a file of the roots: done by us on our duplicate (the same open file,
+        whatever another thread puts under that number meanwhile), with what we copied, so a program
+        with threads gets them as under bubblewrap."""
         dup = self.getfd(task, a[0])
         try:
             st = os.fstat(dup)
             if not self.fd_in_roots(dup):
                 return self._metadata_refuse(name)
-            if name not in ("fchmod", "fchown", "utimensat"):
-                return "continue" if task.threads == 1 else self._metadata_refuse(name)
+            if name in ("fsetxattr", "fremovexattr"):
+                return self._set_xattr(dup, self._xattr(task, name, a))
             times = self._times(task, name, a) if name == "utimensat" else None
             try:
                 if name == "fchmod":
