@@ -6,7 +6,9 @@ If the supervisor ever let the kernel re-read a checked argument (SECCOMP_USER_N
 the flipped name would be acted on untraced and these checks fail (seen by putting CONTINUE back for
 mutations outside the roots: 10 of the 12 families fail under bubblewrap, chmod in reduced mode).
 The supervisor also refuses, by construction, to continue a call whose handling read the caller's
-memory: the last test checks that guard on its own."""
+memory: the last test checks that guard on its own. One exception, outside that guard: a read-only
+open is continued on its flags register alone, decided before its path is read; the path it then reads
+feeds only the report's "inspeciona o corretor" hint (graders/trace/kernel/reads.py), never a verdict."""
 
 from __future__ import annotations
 
