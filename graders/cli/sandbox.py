@@ -340,9 +340,9 @@ class Sandbox:
             except subprocess.TimeoutExpired:
                 pass
         if self.outer_tmp is not None:
-            _force_rmtree(self.outer_tmp)
+            remove_tree(self.outer_tmp)
         if self.base is not None:
-            _force_rmtree(self.base)
+            remove_tree(self.base)
         if self.lock is not None:
             os.close(self.lock)
         if self.uid is not None:
@@ -399,7 +399,7 @@ def sweep_abandoned(directory: str | None = None) -> list[str]:
             continue
         try:
             _sweep_outer_tmp(directory, name)  # first: were we stopped here, the locked folder tells
-            _force_rmtree(path)
+            remove_tree(path)
         finally:
             os.close(fd)
         removed.append(path)
@@ -423,7 +423,7 @@ def _sweep_outer_tmp(directory: str, name: str):
     except OSError:
         return
     if st is not None and stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
-        _force_rmtree(outer)
+        remove_tree(outer)
 
 
 def _sweep_orphan_tmps(directory: str) -> list[str]:
@@ -445,7 +445,7 @@ def _sweep_orphan_tmps(directory: str) -> list[str]:
         except OSError:
             continue
         if stat.S_ISDIR(st.st_mode) and st.st_uid == os.getuid():
-            _force_rmtree(outer)
+            remove_tree(outer)
             removed.append(outer)
     return removed
 
@@ -465,11 +465,6 @@ def _count_processes() -> int:
         except OSError:
             pass
     return count
-
-
-def _force_rmtree(path: str):
-    """A run's folders, whatever the run left in them (graders/trace/removal.py)."""
-    remove_tree(path)
 
 
 def _children_map() -> dict[int, list[int]]:

@@ -40,20 +40,11 @@ class Checks:
     def _on_kill(self, nid, task, a):
         return "continue" if self._signal_target(task, a[0]) else self._deny_signal()
 
-    def _on_tkill(self, nid, task, a):
-        return "continue" if self._signal_target(task, a[0]) and s32(a[0]) > 0 else self._deny_signal()
-
-    def _on_tgkill(self, nid, task, a):
-        return "continue" if self._signal_target(task, a[0]) and s32(a[0]) > 0 else self._deny_signal()
-
-    def _on_pidfd_open(self, nid, task, a):
+    def _on_one_process(self, nid, task, a):
+        """A call that names one process (or thread) by its first argument: never a group, never 0."""
         return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
 
-    def _on_rt_sigqueueinfo(self, nid, task, a):
-        return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
-
-    def _on_rt_tgsigqueueinfo(self, nid, task, a):
-        return "continue" if s32(a[0]) > 0 and self._signal_target(task, a[0]) else self._deny_signal()
+    _on_tkill = _on_tgkill = _on_pidfd_open = _on_rt_sigqueueinfo = _on_rt_tgsigqueueinfo = _on_one_process
 
     def _on_fcntl(self, nid, task, a):
         """F_SETOWN only (the filter's rule): whoever gets the descriptor's SIGIO, a process or a group."""
