@@ -1,56 +1,132 @@
 // The one Web Worker that runs Python (Pyodide) for every exercise widget.
-// Protocol: {id, type: "init", bundleUrl, interruptBuffer?} -> {id, ok}
-//           {id, type: "call", request}                      -> {id, ok, result | error}
+// Protocol: {id, type: "init", interruptBuffer?, snapshot?} -> {id, ok, snapshot?, restored}
+//           {id, type: "call", request}                    -> {id, ok, result | error}
 // `request`/`result` are JSON strings handled by graders/web.py; nothing else is shared.
-import { loadPyodide } from "../../../pyodide/pyodide.mjs";
+// A worker named "restore" waits for the snapshot `init` brings ({blob, key, bundle}, made by an
+// earlier worker of this page); any other boots at once, from the snapshot IndexedDB keeps
+// (snapshot-store.js) when it fits, else from scratch ("plain": never from IndexedDB). A fresh
+// boot makes a memory snapshot and hands it to the page; a restore that throws boots from scratch.
+import { loadPyodide, version } from "../../../pyodide/pyodide.mjs";
 import { installFsTap } from "./fstap.js";
+import { readSnapshot, sha256Hex, snapshotKey } from "./snapshot-store.js";
 
 const LESSON_DIR = "/opt/corretor"; // outside the home, which each graded run empties
+const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
+const OPTIONS = {
+  indexURL: new URL("../../../pyodide/", import.meta.url).href,
+  // The graders capture the student's output themselves; the runtime stays quiet.
+  stdout: () => {},
+  stderr: () => {},
+};
 // Captured before any Python runs: the graders also keep student code away from `js`.
 const post = self.postMessage.bind(self);
 let handle = null;
 
 // Pyodide may give up starting without rejecting loadPyodide (a .wasm that failed to download, for
-// one): that error then surfaces only as an unhandled rejection here, and fails the boot with it.
-let bootAborted;
-const aborted = new Promise((_, reject) => (bootAborted = reject));
+// one): that error then surfaces only as an unhandled rejection here, and fails the boot under way.
+let abortBoot = () => {};
 self.addEventListener("unhandledrejection", (event) => {
   event.preventDefault();
-  bootAborted(event.reason instanceof Error ? event.reason : new Error(String(event.reason)));
+  abortBoot(event.reason instanceof Error ? event.reason : new Error(String(event.reason)));
 });
 
-// Python boots as soon as the worker exists, before the page sends "init".
-const booting = Promise.race([
-  loadPyodide({
-    indexURL: new URL("../../../pyodide/", import.meta.url).href,
-    // The graders capture the student's output themselves; the runtime stays quiet.
-    stdout: () => {},
-    stderr: () => {},
-  }),
-  aborted,
-]);
-booting.catch(() => {}); // reported by "init"
+function load(options) {
+  const aborted = new Promise((_, reject) => (abortBoot = reject));
+  return Promise.race([loadPyodide({ ...OPTIONS, ...options }), aborted]);
+}
 
-async function init({ bundleUrl, interruptBuffer }) {
-  const bundle = fetch(bundleUrl, { cache: "no-cache" }); // downloads while Python boots
-  const pyodide = await booting;
+/** The graders bundle and its SHA-256 (null without WebCrypto), downloaded while Python boots. */
+async function fetchBundle() {
+  const response = await fetch(BUNDLE_URL, { cache: "no-cache" });
+  if (!response.ok) throw new Error(`não foi possível baixar os corretores (${response.status})`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  return { bytes, digest: await sha256Hex(bytes).catch(() => null) };
+}
+
+/** A fresh Python that can make a snapshot (before any JS module is registered: see init). */
+async function bootFresh(bundle) {
+  return { pyodide: await load({ _makeSnapshot: true }), bundle: await bundle, made: true };
+}
+
+/** Restore `bytes` (a snapshot); null when Pyodide refuses it (another build, damaged, too big). */
+async function restore(bytes) {
+  try {
+    return await load({ _loadSnapshot: bytes });
+  } catch {
+    return null;
+  }
+}
+
+/** On a revisit: the stored snapshot when it was made for this Pyodide and these graders and its
+ * bytes are intact; otherwise (or when IndexedDB is unavailable) a fresh boot, whose snapshot the
+ * page stores in place of the old one. */
+async function bootOwn(useStore) {
+  const bundle = fetchBundle();
+  bundle.catch(() => {}); // reported by init
+  const stored = useStore ? await readSnapshot().catch(() => null) : null;
+  if (stored) {
+    const { digest } = await bundle;
+    if (digest && stored.key === snapshotKey(version, digest)) {
+      const bytes = new Uint8Array(await stored.blob.arrayBuffer());
+      if ((await sha256Hex(bytes)) === stored.digest) {
+        const pyodide = await restore(bytes);
+        if (pyodide) return { pyodide, bundle: await bundle, snapshot: { blob: stored.blob, key: stored.key }, stored: true };
+      }
+    }
+  }
+  return bootFresh(bundle);
+}
+
+/** A Python for the page from the page's own snapshot, or from scratch if it fails to restore. */
+async function bootFromSnapshot({ blob, key, bundle }) {
+  const pyodide = await restore(new Uint8Array(await blob.arrayBuffer()));
+  if (pyodide) return { pyodide, bundle: { bytes: new Uint8Array(bundle) } };
+  return bootFresh(fetchBundle());
+}
+
+const booting = self.name === "restore" ? null : bootOwn(self.name !== "plain");
+booting?.catch(() => {}); // reported by init
+
+async function init({ interruptBuffer, snapshot }) {
+  const boot = await (booting ?? bootFromSnapshot(snapshot));
+  const { pyodide, bundle } = boot;
+  // The file system is not in a snapshot: the graders are unpacked on every boot.
+  pyodide.unpackArchive(bundle.bytes, "zip", { extractDir: LESSON_DIR });
+  let made = null;
+  if (boot.made) {
+    pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(LESSON_DIR)})`);
+    // Imported before the snapshot, so a restored Python has them already (the trace module too:
+    // it imports the tap only when a run starts).
+    pyodide.runPython("import graders.web, graders.trace.browser");
+    // Before any JS module or interrupt buffer: a snapshot keeps no JS object but Pyodide's own.
+    const bytes = pyodide.makeMemorySnapshot();
+    made = {
+      blob: new Blob([bytes]),
+      key: bundle.digest ? snapshotKey(version, bundle.digest) : null,
+      bundle: bundle.bytes.slice().buffer,
+    };
+  } else {
+    // Every restore starts with the state the snapshot froze: `random` is seeded afresh from the
+    // browser's entropy. The hash seed of str/bytes cannot change after start: every Python of the
+    // page (and of later visits with this snapshot) keeps the one the snapshot was made with.
+    pyodide.runPython("import random; random.seed()");
+  }
   // Below Python, once: each graded run's file-system calls (graders/trace/browser.py imports it
   // before any student code runs, and keeps student code away from it).
   pyodide.registerJsModule("_fstap", installFsTap(pyodide.FS));
   if (interruptBuffer) pyodide.setInterruptBuffer(new Int32Array(interruptBuffer));
-  const response = await bundle;
-  if (!response.ok) throw new Error(`não foi possível baixar os corretores (${response.status})`);
-  pyodide.unpackArchive(await response.arrayBuffer(), "zip", { extractDir: LESSON_DIR });
-  pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(LESSON_DIR)})`);
   handle = pyodide.pyimport("graders.web").handle;
+  if (made) return { snapshot: made, fresh: true };
+  // From IndexedDB: the page keeps that snapshot (a handle on the stored blob) for its next Python.
+  if (boot.stored) return { snapshot: { ...boot.snapshot, bundle: bundle.bytes.slice().buffer }, restored: true, stored: true };
+  return { restored: true };
 }
 
 self.addEventListener("message", async ({ data }) => {
   const { id, type } = data;
   try {
     if (type === "init") {
-      await init(data);
-      post({ id, ok: true });
+      post({ id, ok: true, result: await init(data) });
     } else if (type === "call") {
       post({ id, ok: true, result: handle(data.request) });
     } else {
