@@ -14,6 +14,8 @@ const NAVIGATION_TIMEOUT_MS = 4000;
 // server already holds a newer build than this worker knows. One page never mixes two builds.
 const NETWORK = "network";
 const sources = new Map();
+// The Python memory snapshot the pages keep for revisits (lesson/snapshot-store.js, same schema).
+const SNAPSHOT_DB = `licao:${SCOPE}:python`;
 
 self.addEventListener("install", (event) => {
   if (!BUILD) return;
@@ -34,6 +36,7 @@ self.addEventListener("activate", (event) => {
     for (const name of await caches.keys()) {
       if (name.startsWith(PREFIX) && !keep.includes(name)) await caches.delete(name);
     }
+    await forgetStaleSnapshot().catch(() => {});
     if (!BUILD || BUILD.off) {
       await self.registration.unregister();
       return;
@@ -96,6 +99,38 @@ async function navigate(event, request, url) {
   }
   if (event.resultingClientId) sources.set(event.resultingClientId, source);
   return isolated(response);
+}
+
+/** A snapshot made for another Pyodide or other graders is deleted (the page would not restore it
+ * anyway: it stores a new one); with the service worker turned off, the database goes too. */
+async function forgetStaleSnapshot() {
+  if (!self.indexedDB) return;
+  if (!BUILD || BUILD.off) {
+    await request(indexedDB.deleteDatabase(SNAPSHOT_DB));
+    return;
+  }
+  const opening = indexedDB.open(SNAPSHOT_DB, 1);
+  opening.onupgradeneeded = () => opening.result.createObjectStore("snapshots");
+  const db = await request(opening);
+  try {
+    const tx = db.transaction("snapshots", "readwrite");
+    const store = tx.objectStore("snapshots");
+    const record = await request(store.get("current"));
+    if (record && record.key !== BUILD.snapshotKey) store.delete("current");
+    await new Promise((resolve, reject) => {
+      tx.oncomplete = resolve;
+      tx.onerror = tx.onabort = () => reject(tx.error);
+    });
+  } finally {
+    db.close();
+  }
+}
+
+function request(req) {
+  return new Promise((resolve, reject) => {
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
 }
 
 // Storage full, blocked or broken: the site still loads, straight from the network.

@@ -276,6 +276,28 @@ def fingerprint(site: Path, files: list[Path]) -> str:
     return digest.hexdigest()[:16]
 
 
+def vendored_pyodide_version(site: Path) -> str:
+    """The version the vendored pyodide.mjs exports (what the page's worker reads as `version`)."""
+    text = (site / PYODIDE_DIR / "pyodide.mjs").read_text(encoding="utf-8")
+    exported = re.search(r"export\{[^}]*?(?<![\w$])([\w$]+) as version\b", text)
+    name = exported and exported.group(1)
+    for _ in range(4):  # the minifier may alias it: `var Y="314.0.7"; ... U=Y`
+        value = name and re.search(r"(?<![\w$.])" + re.escape(name) + r'=("[^"]+"|[\w$]+)[,;]', text)
+        if not value:
+            break
+        if value.group(1).startswith('"'):
+            return value.group(1).strip('"')
+        name = value.group(1)
+    raise BuildError("pyodide.mjs não exporta `version` como esperado: confira snapshot_key em sitebuild/finish.py.")
+
+
+def snapshot_key(site: Path) -> str:
+    """The key of the Python memory snapshot this build's pages keep (snapshot-store.js, snapshotKey):
+    the service worker of a new build deletes one stored under another key."""
+    graders = hashlib.sha256((site / BUNDLE).read_bytes()).hexdigest()
+    return f"pyodide {vendored_pyodide_version(site)}; graders {graders}"
+
+
 def build_info(site: Path, on: bool) -> dict:
     if not on:
         return {"off": True}
@@ -285,6 +307,7 @@ def build_info(site: Path, on: bool) -> dict:
         "version": fingerprint(site, files),
         "pyodide": fingerprint(site, pyodide),
         "pyodideFiles": [p.name for p in pyodide],
+        "snapshotKey": snapshot_key(site),
         "precache": [url_of(p.relative_to(site).as_posix()) for p in files],
     }
 

@@ -91,3 +91,9 @@ def test_a_snapshot_of_another_build_or_damaged_is_refused_and_a_plain_boot_foll
     assert not facts["otherBuild"]["ok"] and "build id mismatch" in facts["otherBuild"]["error"]
     assert not facts["badMagic"]["ok"] and "magic" in facts["badMagic"]["error"]
     assert facts["plainAfterRefusals"]["ok"]
+
+
+def test_the_build_names_the_snapshot_as_the_worker_does(facts):
+    # The service worker deletes a stored snapshot whose key is not the build's (docs/sw.js):
+    # the build must read the same Pyodide version the worker imports.
+    assert finish.vendored_pyodide_version(ROOT / "node_modules") == facts["version"]

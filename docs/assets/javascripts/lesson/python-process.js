@@ -1,7 +1,6 @@
-// One Python worker as the page sees it: its own message ids and waiting calls, so the running
-// worker and a spare (spare.js) never answer for each other.
+// One Python worker as the page sees it: its own message ids and waiting calls, so a worker the
+// page has replaced never answers for the next one.
 const WORKER_URL = new URL("./python-worker.js", import.meta.url);
-const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
 
 export class RuntimeError extends Error {
   constructor(kind, message) {
@@ -11,9 +10,10 @@ export class RuntimeError extends Error {
 }
 
 export class PythonProcess {
-  /** `worker`: one already booting (the early worker of <head>), or null for a new one. */
-  constructor(worker = null) {
-    this.worker = worker ?? new Worker(WORKER_URL, { type: "module" });
+  /** `worker`: one already booting (the early worker of <head>), or null for a new one, named by
+   * `mode` (python-worker.js): "restore" waits for a snapshot, "plain" never reads a stored one. */
+  constructor(worker = null, mode = "") {
+    this.worker = worker ?? new Worker(WORKER_URL, { type: "module", name: mode });
     this.pending = new Map();
     this.onfailure = null; // (error) => void: the worker could not load, or died
     this.worker.onmessage = ({ data }) => this.settle(data);
@@ -23,9 +23,10 @@ export class PythonProcess {
     };
   }
 
-  /** Boot Python with the graders (and the interrupt buffer, on cross-origin-isolated pages). */
-  init(interruptBuffer) {
-    return this.post({ type: "init", bundleUrl: BUNDLE_URL.href, interruptBuffer });
+  /** Boot Python with the graders (and the interrupt buffer, on cross-origin-isolated pages), from
+   * `snapshot` when given; resolves to what the worker says it did (python-worker.js, init). */
+  init(interruptBuffer, snapshot = null) {
+    return this.post({ type: "init", interruptBuffer, ...(snapshot && { snapshot }) });
   }
 
   post(message) {

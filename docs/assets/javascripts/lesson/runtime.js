@@ -1,11 +1,11 @@
 // Page side of the Python worker: lazy start, one call at a time, a time limit per call,
-// and "Parar" (interrupt where the page can share memory with the worker, else switch to the hot
-// spare worker of spare.js, or to a fresh one). A Python that cannot start ends in "failed", never
-// in an exception: the widget says so and offers to try again.
+// and "Parar" (interrupt where the page can share memory with the worker, else replace the worker
+// by one restored from the memory snapshot the first Python made). A Python that cannot start ends
+// in "failed", never in an exception: the widget says so and offers to try again.
 import { canInterrupt, pythonMissing } from "./capabilities.js";
 import { keepPythonOffline } from "./offline.js";
 import { PythonProcess, RuntimeError } from "./python-process.js";
-import { SparePython } from "./spare.js";
+import { writeSnapshot } from "./snapshot-store.js";
 
 export { RuntimeError };
 export const DEFAULT_TIME_LIMIT_MS = 10000;
@@ -16,14 +16,21 @@ const INTERRUPT_AGAIN_MS = 200;
 // A start still loading after this long is reported (a slow line may need it: it goes on).
 const STALLED_MS = 120_000;
 const STALLED = "ele está demorando demais para carregar; numa conexão lenta, espere mais um pouco ou tente de novo";
+// A new snapshot is stored for the next visit once the page is quiet: never in the way of a verdict.
+const STORE_QUIET_MS = 2000;
+const STORE_IDLE_TIMEOUT_MS = 10_000;
 
 export class PythonRuntime {
   constructor({ timeLimitMs = DEFAULT_TIME_LIMIT_MS } = {}) {
     this.timeLimitMs = timeLimitMs;
     this.listeners = new Set();
-    this.state = "idle"; // idle | loading | ready | busy | failed
+    this.state = "idle"; // idle | loading | restarting | ready | busy | failed
     this.detail = ""; // why it failed, for a widget that subscribes later
     this.process = null; // the PythonProcess running the calls
+    // {blob, key, bundle}: the memory snapshot every later Python of the page restores from (one
+    // Blob, handed to each new worker without copying the page's own; see python-worker.js).
+    this.snapshot = null;
+    this.storing = null; // the snapshot being stored for revisits (once)
     this.ready = null;
     this.stalled = false; // the start in progress took too long (see start)
     this.stallTimer = null;
@@ -34,7 +41,6 @@ export class PythonRuntime {
     this.running = null; // the call Python is running now (a promise that settles when it ends)
     // Tested, not inferred from crossOriginIsolated: some engines isolate without SharedArrayBuffer.
     this.interrupt = canInterrupt() ? new Int32Array(new SharedArrayBuffer(4)) : null;
-    this.spare = new SparePython(() => this.state === "ready", Boolean(this.interrupt));
   }
 
   onState(listener) {
@@ -52,15 +58,17 @@ export class PythonRuntime {
     if (early) early.state = state;
   }
 
-  /** Start the worker once; later calls return the same promise (a stalled start is begun anew). */
-  start() {
+  /** Start the worker once; later calls return the same promise (a stalled start is begun anew).
+   * `restoring`: a new Python replaces one that was stopped, from the page's snapshot. */
+  start(restoring = false) {
     if (this.ready && !this.stalled) return this.ready;
     if (this.stalled) {
       this.stalled = false;
       this.process?.terminate();
       this.process = null;
     }
-    this.setState("loading");
+    const snapshot = restoring ? this.snapshot : null;
+    this.setState(snapshot ? "restarting" : "loading");
     const missing = pythonMissing();
     if (missing) {
       adoptEarlyWorker()?.terminate();
@@ -68,9 +76,11 @@ export class PythonRuntime {
       return Promise.reject(new RuntimeError("unsupported", missing));
     }
     // One quiet retry with a fresh worker: a busy static server may drop a connection while
-    // Python's files load (python -m http.server queues only a few).
-    const ready = this.boot(adoptEarlyWorker())
-      .catch(() => this.boot(null))
+    // Python's files load (python -m http.server queues only a few). Never from a snapshot: the
+    // retry is the page's way out when one breaks Python.
+    const first = snapshot ? this.boot(null, "restore", snapshot) : this.boot(adoptEarlyWorker());
+    const ready = first
+      .catch(() => this.boot(null, "plain"))
       .then(() => {
         if (this.ready !== ready) return; // replaced by a newer start
         clearTimeout(this.stallTimer);
@@ -95,7 +105,7 @@ export class PythonRuntime {
     // that takes this long is reported with Tentar de novo, and still becomes ready if it ends well.
     clearTimeout(this.stallTimer);
     this.stallTimer = setTimeout(() => {
-      if (this.ready !== ready || this.state !== "loading") return;
+      if (this.ready !== ready || (this.state !== "loading" && this.state !== "restarting")) return;
       this.stalled = true;
       this.setState("failed", STALLED);
       this.rejectStalled(new RuntimeError("failed", STALLED));
@@ -104,19 +114,40 @@ export class PythonRuntime {
   }
 
   /** Async: a worker the browser refuses to create rejects like one that fails to load. */
-  async boot(worker) {
+  async boot(worker, mode = "", snapshot = null) {
     this.process?.terminate();
     this.process = null;
-    this.process = new PythonProcess(worker);
-    this.watch(this.process);
-    return this.process.init(this.interrupt?.buffer);
+    const process = new PythonProcess(worker, mode);
+    this.process = process;
+    this.watch(process);
+    const booted = await process.init(this.interrupt?.buffer, snapshot);
+    if (process !== this.process) return;
+    this.booted = booted; // how the running Python came to be (tests and the benchmark read it)
+    this.keepSnapshot(booted);
+  }
+
+  /** The snapshot a worker made (or read from IndexedDB) becomes the page's; a new one is stored. */
+  keepSnapshot(booted) {
+    if (!booted?.snapshot) return;
+    this.snapshot = booted.snapshot;
+    if (booted.fresh) this.storeWhenQuiet(booted.snapshot);
+  }
+
+  /** Keep the snapshot for the next visit once the page is quiet (a first visit must not slow down). */
+  storeWhenQuiet(snapshot) {
+    if (!snapshot.key || this.storing === snapshot) return;
+    this.storing = snapshot;
+    setTimeout(() => idle(() => {
+      // Replaced meanwhile by a newer snapshot: that one is stored instead.
+      if (this.snapshot === snapshot) writeSnapshot(snapshot).catch(() => {});
+    }), STORE_QUIET_MS);
   }
 
   /** A worker that dies while loading fails start() (no restart loop); later, it is replaced. */
   watch(process) {
     process.onfailure = (error) => {
       if (process !== this.process) return;
-      if (this.state === "loading") process.failAll(error);
+      if (this.state === "loading" || this.state === "restarting") process.failAll(error);
       else this.restart(error);
     };
   }
@@ -167,7 +198,6 @@ export class PythonRuntime {
         clearTimeout(timer);
         this.running = null;
         if (this.state === "busy") this.setState("ready");
-        this.spare.whenQuiet(); // after the first verdict, where the page may keep one
       }
     };
     const result = this.queue.then(run, run);
@@ -201,40 +231,21 @@ export class PythonRuntime {
     });
   }
 
+  /** Replace the worker: a new one restored from the page's snapshot (under a second), or, before
+   * the first Python made one, booted from scratch. Calls made meanwhile wait for it. */
   restart(reason = new RuntimeError("timeout", "tempo esgotado")) {
     clearTimeout(this.stallTimer);
     this.stalled = false;
     this.process?.terminate(reason);
     this.process = null;
     this.ready = null;
-    const spare = this.spare.take();
-    if (spare) {
-      this.adopt(spare);
-      return;
-    }
-    this.setState("idle");
-    this.start().catch(() => {});
+    this.start(true).catch(() => {});
   }
+}
 
-  /** Run on the spare from now on: ready at once when it has booted, else when it does. */
-  adopt(spare) {
-    this.process = spare.process;
-    this.watch(spare.process);
-    this.setState(spare.booted ? "ready" : "loading");
-    this.ready = spare.ready.then(
-      () => {
-        if (this.state === "loading") this.setState("ready");
-        this.spare.whenQuiet();
-      },
-      () => {
-        // The spare failed while booting: a fresh worker, as without one.
-        if (this.process === spare.process) this.process = null;
-        this.ready = null;
-        return this.start();
-      },
-    );
-    this.ready.catch(() => {});
-  }
+function idle(callback) {
+  if (globalThis.requestIdleCallback) requestIdleCallback(callback, { timeout: STORE_IDLE_TIMEOUT_MS });
+  else setTimeout(callback, 0);
 }
 
 /** The worker started by the inline script at the top of <head> (sitebuild/finish.py), once, if it

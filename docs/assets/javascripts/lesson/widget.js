@@ -10,6 +10,7 @@ import { workSaved } from "./persistence.js";
 import { showBrokenExercise } from "./broken.js";
 
 const SAVE_DELAY_MS = 400;
+const RESTARTING = "Reiniciando o Python…"; // a new Python replaces one Parar or the time limit stopped
 // Widgets of the current page; those left behind by instant navigation are disposed.
 const mounted = new Set();
 const STATE_TEXT = { pendente: "pendente", ok: "ok", falhou: "falhou" };
@@ -286,6 +287,8 @@ export class ExerciseWidget {
     for (const name of ["run", "verify", "reset"]) if (this.buttons[name]) this.buttons[name].disabled = busy;
     this.buttons.stop.hidden = !busy;
     if (text) this.status.textContent = text;
+    // Parar replaced Python: the line says so until the new one is ready (onRuntimeState).
+    else if (!busy && this.runtime.state === "restarting") this.status.textContent = RESTARTING;
   }
 
   onRuntimeState(state, detail) {
@@ -296,8 +299,13 @@ export class ExerciseWidget {
       return;
     }
     this.unavailable.hidden = true;
-    if (state === "loading") this.status.textContent = "Carregando Python…";
+    if (state === "loading" || state === "restarting") this.status.textContent = this.waitText();
     else if (state === "ready" && !this.busy) this.status.textContent = "Python pronto.";
+  }
+
+  /** What the student waits for before Python can run a check. */
+  waitText() {
+    return this.runtime.state === "restarting" ? RESTARTING : "Carregando Python…";
   }
 
   /** Python could not start: what happened, what still works, and a way to try again. */
@@ -476,7 +484,7 @@ export class ExerciseWidget {
     this.output.hidden = true;  // an earlier Executar's output is not this verdict's
     this.output.replaceChildren();
     this.markStale(true);
-    this.setBusy(true, this.runtime.state === "ready" ? "Verificando…" : "Carregando Python…");
+    this.setBusy(true, this.runtime.state === "ready" ? "Verificando…" : this.waitText());
     const answered = this.answeredCriteria();
     const inputs = this.inputsKey();
     try {
@@ -516,7 +524,7 @@ export class ExerciseWidget {
     const origin = document.activeElement;
     this.saveNow();
     this.markStale(true);
-    this.setBusy(true, this.runtime.state === "ready" ? "Executando…" : "Carregando Python…");
+    this.setBusy(true, this.runtime.state === "ready" ? "Executando…" : this.waitText());
     try {
       const reply = await this.runtime.call({ action: "run", exercise: this.id, code: this.code() });
       this.renderRun(reply.run);
