@@ -42,7 +42,7 @@ def test_an_isolated_page_without_shared_memory_mounts_and_parar_replaces_python
     assert verify_then_stop(page, "nivel-2") == STOPPED
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == "Todas as verificações passaram."
-    # Stopped without interrupts: by another Python (the spare, or a fresh one), not in place.
+    # Stopped without interrupts: by another Python (restored from the page's snapshot), not in place.
     assert sum(u.endswith("pyodide.asm.wasm") for u in recorder.page_requests) > wasm_before
     assert page.evaluate("__unhandled") == [] and page_errors == []
     assert recorder.console_errors == []

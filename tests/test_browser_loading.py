@@ -1,5 +1,5 @@
 """The lesson on a slow line and a first visit, in a real headless Chromium: text before Python,
-Python held back on slow connections, the hot spare Python that "Parar" switches to, and the
+Python held back on slow connections, the Python that "Parar" restores from the page's snapshot, and the
 two accessibility audits Lighthouse flagged (axe rules aria-dialog-name and td-has-header)."""
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ window.Worker = class extends NativeWorker {
 FCP = "performance.getEntriesByName('first-contentful-paint')[0]?.startTime ?? null"
 # The page's own runtime module (the same instance the widgets use).
 RUNTIME = "import(new URL('assets/javascripts/lesson/runtime.js', document.baseURI.replace(/licao-2\\/.*$/, ''))).then(m => m.sharedRuntime())"
-SPARE_STATE = f"() => {RUNTIME}.then(r => r.spare.state)"
 
 
 def wasm_requests(recorder) -> int:
@@ -109,10 +108,21 @@ def test_on_a_fast_line_python_does_not_wait_for_an_exercise(browser, site_url):
     context.close()
 
 
-def test_parar_on_a_first_visit_switches_to_the_hot_spare(browser, site_url):
-    """Not cross-origin isolated (a first visit on a plain server): once the page is quiet after the
-    first verdict, a second Python boots; Parar then hands the editor back on it, without loading
-    Python again, and the next verdict comes from it. A new spare boots when the page is quiet."""
+def watch_status(page, exercise_id="nivel-2") -> list[str]:
+    """Every text the exercise's status line shows from now on."""
+    statuses = []
+    page.expose_function("recordStatus", lambda text: statuses.append(text))
+    page.evaluate("""id => new MutationObserver(() => recordStatus(document.querySelector(
+        `section[data-exercise='${id}'] .exercise-status`).textContent)).observe(
+        document.querySelector(`section[data-exercise='${id}'] .exercise-status`),
+        {childList: true, characterData: true, subtree: true})""", exercise_id)
+    return statuses
+
+
+def test_parar_right_after_the_first_verdict_restores_python_from_the_snapshot(browser, site_url):
+    """Not cross-origin isolated (a first visit on a plain server): the first Python made a memory
+    snapshot; Parar, at once after the first verdict, replaces the worker by one restored from it,
+    the status line says so meanwhile, and the next verdict comes from the restored Python."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     recorder = Recorder(context)
     page = context.new_page()
@@ -121,29 +131,18 @@ def test_parar_on_a_first_visit_switches_to_the_hot_spare(browser, site_url):
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
-    poll(page, SPARE_STATE, "ready")
-    loaded = wasm_requests(recorder)
-    assert loaded >= 2  # the page's Python and the spare (from the HTTP cache)
-    page.evaluate(f"{RUNTIME}.then(r => {{ window.__spare = r.spare.current.process; }})")
-
+    assert page.evaluate(f"{RUNTIME}.then(r => Boolean(r.booted.fresh && r.snapshot && r.snapshot.blob.size > 0))")
+    page.evaluate(f"{RUNTIME}.then(r => {{ window.__first = r.process; }})")
     set_code(page, "nivel-2", INFINITE)
-    statuses = []
-    page.expose_function("recordStatus", lambda text: statuses.append(text))
-    page.evaluate("""() => new MutationObserver(() => recordStatus(document.querySelector(
-        "section[data-exercise='nivel-2'] .exercise-status").textContent)).observe(
-        document.querySelector("section[data-exercise='nivel-2'] .exercise-status"),
-        {childList: true, characterData: true, subtree: true})""")
+    statuses = watch_status(page)
     assert verify_then_stop(page, "nivel-2") == STOPPED
     assert "while True" in editor_code(page)  # the switch loses nothing the student typed
-    assert page.evaluate(f"{RUNTIME}.then(r => r.process === window.__spare && r.state === 'ready')")
-    assert wasm_requests(recorder) == loaded, "Parar loaded Python again instead of using the spare"
+    poll(page, f"() => {RUNTIME}.then(r => r.state)", "ready")
+    assert page.evaluate(f"{RUNTIME}.then(r => r.process !== window.__first && r.booted.restored === true)")
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
-    assert page.evaluate(f"{RUNTIME}.then(r => r.process === window.__spare)")  # graded by the spare
-    assert "Carregando Python…" not in statuses
-    # Quiet again: the next spare boots, for the next Parar.
-    poll(page, SPARE_STATE, "ready")
-    assert wasm_requests(recorder) == loaded + 1
+    assert "Reiniciando o Python…" in statuses and "Carregando Python…" not in statuses
+    assert statuses[-1] == "Verificação concluída."
     assert recorder.console_errors == []
     context.close()
 
@@ -153,61 +152,56 @@ def editor_code(page) -> str:
         "el => [...el.querySelectorAll('.cm-line')].map(l => l.textContent).join('\\n')")
 
 
-def test_the_time_limit_also_switches_to_the_spare(browser, site_url):
+def test_the_time_limit_also_restores_python_from_the_snapshot(browser, site_url):
     context = browser.new_context()
     context.add_init_script("globalThis.LESSON_TIME_LIMIT_MS = 3000")
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
-    set_code(page, "nivel-2", SOLUTION)
-    assert verify(page, "nivel-2") == ALL_PASS
-    poll(page, SPARE_STATE, "ready")
-    loaded = wasm_requests(recorder)
-    page.evaluate(f"{RUNTIME}.then(r => {{ window.__spare = r.spare.current.process; }})")
     set_code(page, "nivel-2", INFINITE)
     assert "laço infinito" in verify(page, "nivel-2")
-    assert page.evaluate(f"{RUNTIME}.then(r => r.process === window.__spare && r.state === 'ready')")
-    assert wasm_requests(recorder) == loaded  # no Python loaded again (a new spare waits for a quiet moment)
+    poll(page, f"() => {RUNTIME}.then(r => [r.state, r.booted.restored === true])", ["ready", True])
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
     assert recorder.console_errors == []
     context.close()
 
 
-def test_no_spare_where_memory_is_scarce(browser, site_url):
+def test_parar_restores_the_same_way_where_memory_is_scarce(browser, site_url):
+    """A phone reporting 2 GB keeps one Python, as every page now does, and Parar restores it."""
     context = browser.new_context()
     context.add_init_script("Object.defineProperty(Navigator.prototype, 'deviceMemory', {get: () => 2})")
+    context.add_init_script(WATCH_WORKERS)
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
-    page.wait_for_timeout(6000)  # past the quiet moment a spare would wait for
-    assert page.evaluate(SPARE_STATE) == "none"
-    assert wasm_requests(recorder) == 1
-    # Parar still works: Python is reloaded, as before the spare existed.
+    page.wait_for_timeout(3000)
+    assert len(page.evaluate("window.__workerTimes")) == 1  # one Python at rest: no second one boots
     set_code(page, "nivel-2", INFINITE)
     assert verify_then_stop(page, "nivel-2") == STOPPED
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
-    assert wasm_requests(recorder) == 2
+    assert page.evaluate(f"{RUNTIME}.then(r => r.booted.restored === true)")
+    assert len(page.evaluate("window.__workerTimes")) == 2
+    assert recorder.console_errors == []
     context.close()
 
 
-def test_cross_origin_isolated_pages_keep_no_spare_and_interrupt_in_place(browser, isolated_site_url):
-    context, page, recorder = open_isolated_lesson(browser, isolated_site_url)
+def test_cross_origin_isolated_pages_interrupt_in_place(browser, isolated_site_url):
+    context, page, recorder = open_isolated_lesson(browser, isolated_site_url, WATCH_WORKERS)
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
-    page.wait_for_timeout(6000)
-    assert page.evaluate(SPARE_STATE) == "none"
     set_code(page, "nivel-2", INFINITE)
     assert verify_then_stop(page, "nivel-2") == STOPPED
     set_code(page, "nivel-2", SOLUTION)
     assert verify(page, "nivel-2") == ALL_PASS
     assert wasm_requests(recorder) == 1  # interrupted in place, never reloaded
+    assert len(page.evaluate("window.__workerTimes")) == 1
     context.close()
 
 
