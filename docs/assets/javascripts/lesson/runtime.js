@@ -154,12 +154,22 @@ export class PythonRuntime {
 
   /** Run one request (see graders/web.py) under the time limit; resolves to the parsed reply. */
   call(request) {
+    // Parar cancels a call still waiting (for its turn, or for Python to load or be restored) at
+    // once: the caller hears "stopped" now, and the call never reaches Python.
     const ticket = { cancelled: false };
+    const cancelled = new Promise((_, reject) => {
+      ticket.cancel = () => {
+        ticket.cancelled = true;
+        reject(new RuntimeError("stopped", "execução interrompida"));
+      };
+    });
+    cancelled.catch(() => {});
     this.waiting.add(ticket);
     const run = async () => {
       try {
+        if (ticket.cancelled) throw new RuntimeError("stopped", "execução interrompida");
         const starting = this.start();
-        await Promise.race([starting, this.stalledStart ?? starting]);
+        await Promise.race([starting, this.stalledStart ?? starting, cancelled]);
       } finally {
         this.waiting.delete(ticket);
       }
@@ -202,13 +212,13 @@ export class PythonRuntime {
     };
     const result = this.queue.then(run, run);
     this.queue = result.catch(() => {});
-    return result;
+    return Promise.race([result, cancelled]);
   }
 
   /** "Parar": interrupt the running code, or replace the worker when interrupts are unavailable. */
   stop() {
     // Calls still waiting (for their turn, or for Python to load) are cancelled outright.
-    for (const ticket of this.waiting) ticket.cancelled = true;
+    for (const ticket of this.waiting) ticket.cancel();
     if (this.state !== "busy") return;
     const stopped = new RuntimeError("stopped", "execução interrompida");
     if (this.interrupt) this.interruptRunning(stopped);
