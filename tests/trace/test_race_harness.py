@@ -6,9 +6,14 @@ If the supervisor ever let the kernel re-read a checked argument (SECCOMP_USER_N
 the flipped name would be acted on untraced and these checks fail (seen by putting CONTINUE back for
 mutations outside the roots: 10 of the 12 families fail under bubblewrap, chmod in reduced mode).
 The supervisor also refuses, by construction, to continue a call whose handling read the caller's
-memory: the last test checks that guard on its own. One exception, outside that guard: a read-only
-open is continued on its flags register alone, decided before its path is read; the path it then reads
-feeds only the report's "inspeciona o corretor" hint (graders/trace/kernel/reads.py), never a verdict."""
+memory: the last test checks that guard on its own. Two exceptions, neither of which changes the disk:
+a read-only open is continued on its flags register alone, decided before its path is read; the path
+it then reads feeds only the report's "inspeciona o corretor" hint (graders/trace/kernel/reads.py),
+never a verdict. And in reduced mode a call that only looks at a path (a read-only open, stat,
+access, readlink...) is continued after its path was read when that path does not lead into /tmp
+(graders/trace/kernel/tmpmap.py): a flipped path then makes the kernel read something else, which
+Landlock fences as it would the same call made directly (tests/adversarial/test_adv_tmp_map.py
+flips one towards the machine's /tmp)."""
 
 from __future__ import annotations
 
@@ -19,6 +24,7 @@ import platform
 import shutil
 import stat
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -76,14 +82,19 @@ def box(request):
     sandbox.close()
 
 
-def _decoys(tmp_path: Path) -> Path:
-    """A host folder outside every root: the reduced-mode run can name it; isolated runs cannot see it."""
-    folder = tmp_path / "fora"
+@pytest.fixture
+def decoys():
+    """A host folder outside every root: the reduced-mode run can name it; isolated runs cannot see it.
+    Not under /tmp: there reduced mode shows the run its own temp folder instead (tmpmap.py)."""
+    shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else "/var/tmp"
+    folder = Path(tempfile.mkdtemp(prefix="corrida-", dir=shm)) / "fora"
     folder.mkdir()
     (folder / "isca").write_bytes(b"isca")
     os.chmod(folder / "isca", 0o640)
     folder.chmod(0o777)
-    return folder
+    folder.parent.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder.parent, ignore_errors=True)
 
 
 def _listing(folder: Path) -> dict:
@@ -202,8 +213,7 @@ def replay(trace) -> tuple[dict, list[str]]:
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))
-def test_a_flipped_argument_is_traced_as_done_or_refused(box, family, helper, tmp_path):
-    decoys = _decoys(tmp_path)
+def test_a_flipped_argument_is_traced_as_done_or_refused(box, family, helper, decoys):
     before = _listing(decoys)
     # Outside the roots, with a parent that exists where the run looks: the read-only "/" under
     # bubblewrap, a host folder of ours in reduced mode (the chmod family aims at a decoy file).
@@ -256,4 +266,14 @@ def test_a_call_decided_on_target_memory_is_never_continued(tmp_path, monkeypatc
 
     sup.handlers[nr] = lambda nid, task, args: "continue"  # decided on registers alone: the kernel may run it
     sup.handle(raw)
+    assert answers[-1] == (0, 0, FLAG_CONTINUE)
+
+    # "continue_read" (reduced mode's /tmp, tmpmap.py) is for calls that only look at a path: a
+    # mutation handler that answers it is refused all the same.
+    sup.handlers[nr] = lambda nid, task, args: (sup.read_path(task.tid, args[0]), "continue_read")[1]
+    sup.handle(raw)
+    assert answers[-1] == (0, errno.EACCES, 0)
+    looks = syscall_nr("stat")
+    sup.handlers[looks] = sup.handlers[nr]
+    sup.handle(NOTIF.pack(8, os.getpid(), 0, looks, 0xC000003E, 0, ctypes.addressof(path), 0, 0, 0, 0, 0))
     assert answers[-1] == (0, 0, FLAG_CONTINUE)

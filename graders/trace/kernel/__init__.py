@@ -8,7 +8,9 @@ comes to one `Supervisor`, which reads the caller (`target`), then emulates the 
 or refuses it (`refusals`), and answers. It lets the kernel run a call itself only when its decision
 read no memory of the caller's (the kernel would read the arguments again): a read-only open is let
 through on its flags alone, its path read afterwards only to note a sign of the grader for the
-report (`reads`). `server` is the same
+report (`reads`). In reduced mode the run's own temp folder stands in for the machine's /tmp
+(`tmpmap`: names are mapped in `target.resolve`, and calls that only look at a path are answered from
+that folder when it leads into /tmp, let through elsewhere). `server` is the same
 supervisor as a long-lived server inside the CLI's sandbox.
 """
 

@@ -10,6 +10,9 @@ libc.syscall.restype = ctypes.c_long
 libc.process_vm_readv.restype = ctypes.c_ssize_t
 libc.process_vm_readv.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p,
                                   ctypes.c_ulong, ctypes.c_ulong]
+libc.process_vm_writev.restype = ctypes.c_ssize_t
+libc.process_vm_writev.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_void_p,
+                                   ctypes.c_ulong, ctypes.c_ulong]
 libc.pthread_create.argtypes = [ctypes.POINTER(ctypes.c_ulong), ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
 libc.pthread_join.argtypes = [ctypes.c_ulong, ctypes.c_void_p]
 

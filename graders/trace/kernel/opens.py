@@ -12,6 +12,7 @@ from ..ops import Event
 from .errors import Refused, errno_name
 from .linux import AT_FDCWD, O_PATH, O_TMPFILE_BIT, U32
 from .seccomp import ADDFD, ADDFD_FLAG_SEND, NOTIF_ADDFD
+from .reads import WRITE_BITS
 from .target import Task
 
 # Devices any run may open for writing: they hold no file, so nothing there is traced.
@@ -23,6 +24,8 @@ class Opens:
 
     def _open_common(self, nid, task: Task, dirfd, path_addr, flags, mode):
         flags &= U32
+        if self.tmp_private and self.code_started and (flags & O_PATH or not flags & WRITE_BITS):
+            return self.open_through_tmp(nid, task.tid, dirfd, path_addr, flags)  # reduced mode's /tmp
         if flags & O_PATH:
             # The kernel drops every other flag of an O_PATH open: it writes nothing and the
             # decision reads no target memory, so the kernel may run it (path read only once, there).

@@ -48,15 +48,18 @@ class Reads:
         dirfd_arg, path_arg, flags_arg = self.open_calls[nr]
         if args[flags_arg] & U32 & WRITE_BITS:
             return False
+        if self.tmp_private and self.code_started:
+            return False  # /tmp may be named: the open handler looks at the path (tmpmap.py)
         # Before the runner asks for the student's code, every open is the interpreter's own start.
         if self.code_started:
             self.note_probe(tid, AT_FDCWD if dirfd_arg is None else args[dirfd_arg], args[path_arg])
         self.respond(nid, flags=FLAG_CONTINUE)
         return True
 
-    def note_probe(self, tid, dirfd, address):
+    def note_probe(self, tid, dirfd, address, raw: bytes | None = None):
         try:
-            raw = self.read_path(tid, address)
+            if raw is None:
+                raw = self.read_path(tid, address)
             if raw.startswith(b"/"):
                 lexical = b"/" + posixpath.normpath(raw).lstrip(b"/")
                 inside_root = any(raw.startswith(r[1].encode("utf-8", "surrogateescape") + b"/") for r in self.roots)

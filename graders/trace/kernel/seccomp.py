@@ -124,6 +124,11 @@ ERRNO_REDUCED = {"setsid": errno.EPERM, "setpgid": errno.EPERM}
 METADATA = ("chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes",
             "utimensat", "futimesat", "fchmod", "fchown", "setxattr", "lsetxattr", "fsetxattr",
             "removexattr", "lremovexattr", "fremovexattr")
+# Reduced mode only: calls that look at a path, answered from the run's own temp folder when the
+# path leads into /tmp (tmpmap.py). With AT_EMPTY_PATH, newfstatat and statx are fstat: not notified.
+LOOKS = ("stat", "lstat", "newfstatat", "statx", "access", "faccessat", "faccessat2", "readlink", "readlinkat",
+         "statfs", "chdir", "getxattr", "lgetxattr", "listxattr", "llistxattr")
+AT_EMPTY_PATH = 0x1000
 
 
 def build_filter(reduced: bool) -> bytes:
@@ -188,6 +193,13 @@ def build_filter(reduced: bool) -> bytes:
             rule(ACT_ERRNO(number), name)
         for name in METADATA:
             rule(ACT_NOTIFY, name)
+        for name in LOOKS:
+            if name == "newfstatat":
+                rule(ACT_NOTIFY, name, (3, CMP_MASKED_EQ, AT_EMPTY_PATH, 0))
+            elif name == "statx":
+                rule(ACT_NOTIFY, name, (2, CMP_MASKED_EQ, AT_EMPTY_PATH, 0))
+            else:
+                rule(ACT_NOTIFY, name)
     fd = os.memfd_create("filtro", 0)
     try:
         rc = lib.seccomp_export_bpf(ctx, fd)
@@ -219,7 +231,7 @@ def handled_calls() -> dict[int, str]:
     """Number -> name of every call the filter may hand to the supervisor."""
     if _NRS:
         return _NRS
-    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | {"open", "openat", "mmap", "prctl"}
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | {"open", "openat", "mmap", "prctl"}
     out = {}
     for name in names:
         nr = syscall_nr(name)

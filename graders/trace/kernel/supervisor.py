@@ -17,26 +17,28 @@ from .channel import FLOOD_LIMIT
 from .channel import Channel
 from .durability import Durability
 from .errors import Refused, Stop, errno_name
-from .linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, OpenHow, libc
+from .linux import O_PATH, RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, U32, OpenHow, libc
 from .copies import Copies
 from .mappings import Mappings
 from .metadata import Metadata
 from .names import Names
 from .opens import Opens
-from .reads import Reads, open_calls
+from .reads import WRITE_BITS, Reads, open_calls
 from .refusals import Checks
 from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls
 from .target import Task, TargetAccess
+from .tmpmap import QUERIES, TmpMap
 from .writes import Writes
 
 MAX_FINAL = 4 << 20
 
 
-class Supervisor(TargetAccess, Channel, Opens, Reads, Writes, Copies, Names, Durability, Mappings, Metadata,
-                 Checks):
+class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Names, Durability, Mappings,
+                 Metadata, Checks):
     """One run's listener. Each notified call goes to the method `_on_<call>` of one of the mixins;
     it returns the value to answer, "continue" (the kernel runs the call itself: only where the
-    decision read no target memory, since the kernel reads pointer arguments again), "pending"
+    decision read no target memory, since the kernel reads pointer arguments again), "continue_read"
+    (the same for a call that only looks at a path, decided on it: tmpmap.py says why), "pending"
     (answered later), or None (already answered), or raises Refused / Stop."""
 
     def __init__(self, roots, *, reduced: bool, source: str, filename: str, job: dict, caps: dict | None = None):
@@ -59,6 +61,15 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Writes, Copies, Names, Dur
         self.root_devs = {r[3] for r in self.roots}
         # The roots themselves, by inode: a run may neither move nor remove nor replace one (names.py).
         self.root_keys = {(os.fstat(r[2]).st_dev, os.fstat(r[2]).st_ino) for r in self.roots}
+        # Reduced mode: the run's temp folder answers for /tmp (tmpmap.py); the names by which the
+        # roots themselves are reached are never mapped.
+        self.tmp_root = next((r for r in self.roots if r[0] == "tmp"), None)
+        self.tmp_private = None
+        if reduced and self.tmp_root is not None and self.tmp_root[1] != "/tmp":
+            self.tmp_private = self.tmp_root[1].strip("/").split("/")
+        self.tmp_tails = [r[1].strip("/").split("/")[1:] for r in self.roots if r[1].startswith("/tmp/")]
+        self.root_prefixes = tuple(r[1].encode("utf-8", "surrogateescape") for r in self.roots)
+        self.tmp_hit = False
         self.setup = {"source": source, "filename": filename, "job": job}
         self.agent = AgentServer(self._record)
         self.output = bytearray()
@@ -180,7 +191,12 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Writes, Copies, Names, Dur
             if handler is None:
                 raise Refused(errno.ENOSYS)
             result = handler(nid, task, args)
-            if result == "continue" and self.read_target:
+            if result == "continue_read":
+                if not self._only_looks(nr, args):
+                    raise Refused(errno.EACCES, handled_calls().get(nr, str(nr)), "o corretor leu os argumentos "
+                                  "desta chamada na memória do programa e não deixa o kernel lê-los de novo")
+                result = "continue"
+            elif result == "continue" and self.read_target:
                 # Never let the kernel read again what we decided on (seccomp_unotify(2)).
                 name = handled_calls().get(nr, str(nr))
                 raise Refused(errno.EACCES, name, f"{name}: o corretor leu os argumentos desta chamada na memória "
@@ -197,6 +213,14 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Writes, Copies, Names, Dur
                 self._record(Event("refused", ok=False, errno=errno_name(exc.number),
                                    payload={"call": exc.call, "message": exc.message}))
             self.respond(nid, error=exc.number)
+
+    def _only_looks(self, nr, args) -> bool:
+        """Whether a call changes nothing on disk whatever its path: a query (tmpmap.QUERIES) or an
+        open that can neither write nor create."""
+        if nr in self.open_calls:
+            flags = args[self.open_calls[nr][2]] & U32
+            return bool(flags & O_PATH) or not flags & WRITE_BITS
+        return handled_calls().get(nr) in QUERIES
 
     def read_mem(self, tid, address, size) -> bytes:
         """Every read of the target's memory marks the call: it may no longer be continued."""

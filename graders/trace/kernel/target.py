@@ -96,6 +96,15 @@ class TargetAccess:
             size -= step
         return b"".join(chunks)
 
+    def write_mem(self, tid, address, data: bytes):
+        """Our answer into the caller's buffer (a stat, a link's text): all of it, or EFAULT."""
+        if not data:
+            return
+        buffer = ctypes.create_string_buffer(data, len(data))
+        local, remote = Iovec(ctypes.addressof(buffer), len(data)), Iovec(address, len(data))
+        if libc.process_vm_writev(tid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0) != len(data):
+            raise Refused(errno.EFAULT)
+
     def read_path(self, tid, address) -> bytes:
         if address == 0:
             raise Refused(errno.EFAULT)
@@ -151,6 +160,11 @@ class TargetAccess:
         finally:
             os.close(dup)
 
+    def _tmp_exempt(self, rest: list) -> bool:
+        """Whether the components after /tmp lead into one of the run's own folders by its real name
+        (the temp folder itself, as TMPDIR names it; all of them where the machine has no /dev/shm)."""
+        return any(rest[:len(tail)] == tail for tail in getattr(self, "tmp_tails", ()))
+
     def resolve(self, task: Task, dirfd: int, path: bytes, follow: bool):
         """(parent, name) as the kernel would find them for the target, or ("fd", tgid, fd) for a
         /proc/<pid>/fd/<n> link that is the final component."""
@@ -166,16 +180,34 @@ class TargetAccess:
         trailing = text.endswith("/")
         parts = [p for p in text.split("/") if p]
         current = [] if base == "/" else base.strip("/").split("/")
+        # Reduced mode: the run's own temp folder stands in for the machine's /tmp (tmpmap.py).
+        # tmp_hit: a name was looked up in it in place of the machine's /tmp, where the kernel, given
+        # the same path, would have looked in the machine's.
+        private = getattr(self, "tmp_private", None)
+        self.tmp_hit = mapped = False
+        if private and current[:1] == ["tmp"] and not self._tmp_exempt(current[1:]):
+            current = private + current[1:]  # a cwd or folder descriptor in the machine's /tmp
+            mapped = True
         links = 0
         while parts:
             comp = parts.pop(0)
             last = not parts
+            if mapped and current[:len(private)] == private and comp != "..":
+                self.tmp_hit = True
             if comp == ".":
                 if last:
                     return "/" + "/".join(current[:-1]) if current else "/", current[-1] if current else "."
                 continue
+            if private and comp == "tmp" and not current and not self._tmp_exempt(parts):
+                current, mapped = list(private), True
+                if last:
+                    self.tmp_hit = True
+                    return "/" + "/".join(current[:-1]), current[-1]
+                continue
             if comp == "..":
-                if current:
+                if private and current == private:
+                    current = []  # the parent of the run's /tmp is /, as under bubblewrap
+                elif current:
                     current.pop()
                 if last:
                     return ("/" + "/".join(current[:-1]) if current else "/"), (current[-1] if current else ".")
