@@ -27,9 +27,14 @@ from pathlib import Path
 import markdown
 from pymdownx.superfences import SuperFencesException
 
+from sitebuild.editor_placeholder import placeholder_html
+
 EXERCISES_DIR = Path(__file__).resolve().parents[1] / "exercises"
 EXERCISE_ID = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 PENDING = "pendente"
+# The editor's help line, as widget.js writes it under the live editor.
+EDITOR_HELP = ("Tab indenta e Shift+Tab desfaz a indentação; para sair do editor pelo teclado, aperte Esc e depois Tab. "
+               "Ctrl+Enter verifica.")
 
 
 def load_exercise(exercise_id: str) -> dict:
@@ -98,7 +103,8 @@ def _questions_html(exercise_id: str, questions: list[dict]) -> str:
 
 def _writings_html(exercise_id: str, writings: list[dict]) -> str:
     """Boxes for the student's own words (not graded). A box tied to an option is shown by the
-    widget only while that option is ticked; without JavaScript every box is there."""
+    widget only while that option is ticked, so it is built hidden (nothing shrinks when the widget
+    mounts); without JavaScript every box is there."""
     if not writings:
         return ""
     tied = any(w.get("option") for w in writings)
@@ -111,13 +117,15 @@ def _writings_html(exercise_id: str, writings: list[dict]) -> str:
     boxes = []
     for w in writings:
         ident = f"texto-{exercise_id}-{w['id']}"
-        tie = (f' data-question="{html.escape(w["question"])}" data-option="{html.escape(w["option"])}"'
+        tie = (f' data-question="{html.escape(w["question"])}" data-option="{html.escape(w["option"])}" hidden'
                if w.get("option") else "")
         boxes.append(
             f'<div class="exercise-writing" data-writing="{html.escape(w["id"])}"{tie}>'
             f'<label for="{ident}">{_inline(w["prompt"])}</label>'
             f'<textarea id="{ident}" name="{ident}" rows="3" spellcheck="true"></textarea></div>'
         )
+    if tied:
+        boxes.append("<noscript><style>.exercise-writing[data-option][hidden] { display: block; }</style></noscript>")
     return f'<div class="exercise-writings"><p class="exercise-writings__intro">{intro}</p>{"".join(boxes)}</div>'
 
 
@@ -147,14 +155,27 @@ def _widget_data(exercise_id: str, data: dict) -> str:
     return f'data-widget="{html.escape(json.dumps(payload, ensure_ascii=False), quote=True)}"'
 
 
-def _editor_html(data: dict) -> str:
+def _editor_html(exercise_id: str, data: dict) -> str:
+    """The editor in its final look (the widget swaps in the live one); without JavaScript, a note."""
     if not data.get("starter"):
         return ""
+    starter = (EXERCISES_DIR / exercise_id / data["starter"]).read_text(encoding="utf-8")
     return (
         '<div class="exercise-editor">'
-        '<p class="exercise-noscript">Para editar, executar e verificar o código aqui, ative o JavaScript. '
-        "O código inicial está logo acima.</p></div>"
+        '<noscript><p class="exercise-noscript">Para editar, executar e verificar o código aqui, ative o JavaScript. '
+        "O código inicial está logo acima.</p><style>.exercise-editor__static, .exercise-toolbar--static "
+        "{ display: none; }</style></noscript>"
+        f"{placeholder_html(starter)}<p class=\"exercise-editor__help\">{EDITOR_HELP}</p></div>"
     )
+
+
+def _toolbar_html(data: dict) -> str:
+    """The widget's buttons, disabled, where it puts them: the criteria do not move when it mounts."""
+    names = ("Executar", "Verificar", "Reiniciar", "Baixar .py") if data.get("starter") else ("Verificar",)
+    buttons = "".join(
+        f'<button type="button" class="md-button{" md-button--primary" if name == "Verificar" else ""}" disabled>{name}</button>'
+        for name in names)
+    return f'<div class="exercise-toolbar exercise-toolbar--static" aria-hidden="true">{buttons}<span class="exercise-status"></span></div>'
 
 
 def format_exercise(src, language, class_name, options, md, **kwargs):
@@ -165,6 +186,6 @@ def format_exercise(src, language, class_name, options, md, **kwargs):
     return (
         f'<section class="exercise" data-exercise="{exercise_id}" data-kind="{html.escape(data.get("kind", ""))}" '
         f'aria-label="Exercício: {html.escape(data["title"])}" {_widget_data(exercise_id, data)}>'
-        f"{body}{_editor_html(data)}"
+        f"{body}{_editor_html(exercise_id, data)}{_toolbar_html(data)}"
         f"{_criteria_html(exercise_id, data['criteria'])}</section>"
     )

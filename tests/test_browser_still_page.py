@@ -111,3 +111,58 @@ def test_a_code_blocks_copy_button_copies_its_code_without_the_note_markers(brow
         assert not page.evaluate(THEME_LOADED)
     finally:
         context.close()
+
+
+# Each exercise's rows (from the editor's top) and the place of what follows its editor (from the
+# section's top: a demo table above may still be mounting), and whether the live editor is there.
+EDITOR_LAYOUT = """() => [...document.querySelectorAll('section.exercise')].filter(s => s.querySelector('.exercise-editor')).map(s => {
+  const top = s.getBoundingClientRect().top;
+  const y = (el) => el.getBoundingClientRect().top - top;
+  const host = s.querySelector('.exercise-editor');
+  const inHost = (el) => el.getBoundingClientRect().top - host.getBoundingClientRect().top;
+  return {
+    id: s.dataset.exercise, live: !!host.querySelector('.cm-content'), height: s.getBoundingClientRect().height,
+    rows: [...host.querySelectorAll('.cm-line')].map(l => [Math.round(inHost(l)), Math.round(l.getBoundingClientRect().height)]),
+    numbers: [...host.querySelectorAll('.cm-lineNumbers .cm-gutterElement, .exercise-editor__number')]
+      .filter(n => /^\\d+$/.test(n.textContent) && n.style.visibility !== 'hidden').map(n => n.textContent),
+    help: y(s.querySelector('.exercise-editor__help')), criteria: y(s.querySelector('.exercise-criteria__title')),
+  };
+})"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_editor_built_into_the_page_is_where_and_as_tall_as_the_live_one(browser, site_url, width):
+    """Before the widget (held back here), the page shows the editor built at build time, its toolbar
+    and its help; once the widget mounts, CodeMirror takes its place and nothing below moves."""
+    layouts = []
+    for hold in (True, False):
+        context = browser.new_context(viewport={"width": width, "height": 844}, color_scheme="dark")
+        recorder = Recorder(context)
+        page = context.new_page()
+        if hold:
+            page.route("**/lesson/widget.js", lambda route: None)  # never answered: the page as built
+        page.goto(site_url + "licao-2/")
+        sections = page.locator("section.exercise:has(.exercise-editor)")
+        for index in range(sections.count()):
+            sections.nth(index).scroll_into_view_if_needed()
+            if not hold:
+                page.wait_for_selector(f"section.exercise:has(.exercise-editor) >> nth={index} >> .cm-content")
+        if not hold:
+            page.wait_for_function("[...document.querySelectorAll('section.exercise:has(.exercise-editor)')]"
+                                   ".every(s => s.dataset.mounted)")
+            assert recorder.console_errors == []
+        page.evaluate("document.fonts.ready")
+        layouts.append(page.evaluate(EDITOR_LAYOUT))
+        context.close()
+    built, live = layouts
+    assert [e["live"] for e in built] == [False, False] and [e["live"] for e in live] == [True, True]
+    for before, after in zip(built, live):
+        # The live editor draws only the rows near its visible part.
+        assert len(before["rows"]) >= len(after["rows"]) > 5, (before, after)
+        # The live editor may scroll (Nível 2 is taller than its box): compare the rows both show.
+        for (y0, h0), (y1, h1) in zip(before["rows"], after["rows"]):
+            if y1 < 480:
+                assert abs(y0 - y1) <= 1 and h0 == h1, (before["id"], before["rows"], after["rows"])
+        assert before["numbers"][:6] == after["numbers"][:6] == ["1", "2", "3", "4", "5", "6"]
+        for key in ("help", "criteria", "height"):
+            assert abs(before[key] - after[key]) <= 1, (before["id"], key, before[key], after[key])

@@ -215,3 +215,25 @@ def test_serve_with_zensical_builds_finishes_and_serves_wasm_as_wasm():
         output = proc.communicate(timeout=20)[0]
     assert proc.returncode == 0, output
     assert (worker.stat().st_mtime_ns if worker.exists() else None) == before, "serve wrote into site/"
+
+
+def test_the_theme_icons_become_views_of_one_sprite(site_dir):
+    # Each inline SVG image is a document of its own in Chromium (~50 ms each on a slow phone).
+    css = "".join(p.read_text(encoding="utf-8") for p in (site_dir / "assets" / "stylesheets").glob("*.css"))
+    assert "data:image/svg+xml" not in css
+    refs = set(re.findall(r'url\("\.\./\.\./assets/images/(icons\.[0-9a-f]{8}\.svg)#(i\d+)"\)', css))
+    assert len({name for name, _ in refs}) == 1 and len(refs) > 10
+    sprite = (site_dir / "assets" / "images" / next(iter(refs))[0]).read_text(encoding="utf-8")
+    for _, view in refs:
+        assert f'<view id="{view}" viewBox="' in sprite
+
+
+def test_a_sprite_view_shows_exactly_its_icon():
+    from sitebuild.icon_sprite import build_sprite
+
+    sprite = build_sprite(["<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 24 24'><path d='M1 1h2'/></svg>",
+                           "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 320 512'><path d='M2 2h3'/></svg>"])
+    assert '<view id="i0" viewBox="0 0 24 24"/>' in sprite
+    # The second icon sits below the first with a gap, at its own size and with its own viewBox.
+    assert '<view id="i1" viewBox="0 48 320 512"/>' in sprite
+    assert '<svg x="0" y="48" width="320" height="512" viewBox="0 0 320 512"><path d=\'M2 2h3\'/></svg>' in sprite

@@ -1,4 +1,4 @@
-"""Benchmark (not a test): main-thread long tasks and tap delays on the lesson, slow phone profile.
+"""Benchmark (not a test): what blocks the main thread after the first paint, slow phone profile.
 
     python tests/benchmarks/bench_long_tasks.py [RUNS] [SITE_DIR]
 
@@ -6,9 +6,12 @@ Builds the site into a temporary folder unless SITE_DIR names a built one, serve
 (gzip_server.py) and, RUNS times (default 5) in a fresh Chromium context each (first visit):
 390×844 touch phone, CPU 4× slower (CDP Emulation.setCPUThrottlingRate), the lesson opened, and
 for 30 s a tap on the lesson's text every 2.5 s, with or without a scroll 2 s after the first paint.
-Records long tasks after the first contentful paint (PerformanceObserver `longtask`) and each tap's
-Event Timing duration (`pointerdown`/`pointerup`/`click`). Prints per scenario the medians over
-the runs of the longest task and of the slowest tap, and a last line `JSON: {...}` for the README.
+Records after the first contentful paint: long tasks (PerformanceObserver `longtask`), Long
+Animation Frames (`long-animation-frame`: also the frames that are all style and layout, which no
+long task reports, with each frame's scripts) and each tap's Event Timing duration (`event`,
+durationThreshold 16; a tap is its pointerdown/pointerup/click, the slowest of them). Prints per
+scenario the medians over the runs of the longest task, the longest frame and the slowest tap, the
+costliest frames with their scripts, and a last line `JSON: {...}` for the README.
 """
 
 from __future__ import annotations
@@ -32,11 +35,22 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 OBSERVE = """
-window.__long = []; window.__taps = [];
+window.__long = []; window.__loaf = []; window.__taps = [];
 new PerformanceObserver(l => { for (const e of l.getEntries()) __long.push([e.startTime, e.duration]); })
   .observe({type: 'longtask', buffered: true});
+try {
+  new PerformanceObserver(l => { for (const e of l.getEntries()) __loaf.push({
+      start: e.startTime, duration: e.duration, blocking: e.blockingDuration,
+      // Style and layout of the frame: from its style-and-layout start to its end.
+      layout: e.styleAndLayoutStart ? e.startTime + e.duration - e.styleAndLayoutStart : 0,
+      scripts: e.scripts.map(s => ({url: (s.sourceURL || '').split('/').slice(-2).join('/'),
+                                    invoker: s.invoker, duration: s.duration,
+                                    layout: s.forcedStyleAndLayoutDuration}))}); })
+    .observe({type: 'long-animation-frame', buffered: true});
+} catch (e) {}
 new PerformanceObserver(l => { for (const e of l.getEntries())
-  if (['pointerdown', 'pointerup', 'click'].includes(e.name)) __taps.push([e.name, e.startTime, e.duration]); })
+  if (['pointerdown', 'pointerup', 'click'].includes(e.name))
+    __taps.push([e.name, e.startTime, e.duration, e.interactionId]); })
   .observe({type: 'event', durationThreshold: 16, buffered: true});
 """
 
@@ -63,10 +77,20 @@ def one_run(browser, url: str, scroll: bool) -> dict:
         page.wait_for_timeout(TAP_EVERY_S * 1000)
         elapsed += TAP_EVERY_S
     long_tasks = [d for start, d in page.evaluate("__long") if start >= fcp]
-    tap_delays = [d for _, _, d in page.evaluate("__taps")]
+    frames = [f for f in page.evaluate("__loaf") if f["start"] >= fcp]
+    per_tap: dict = {}
+    for _, start, duration, interaction in page.evaluate("__taps"):
+        key = interaction or start
+        per_tap[key] = max(per_tap.get(key, 0), duration)
     context.close()
-    return {"longest_task_ms": max(long_tasks, default=0), "slowest_tap_ms": max(tap_delays, default=0),
-            "long_tasks": len(long_tasks)}
+    return {"longest_task_ms": max(long_tasks, default=0), "longest_frame_ms": max((f["duration"] for f in frames), default=0),
+            "slowest_tap_ms": max(per_tap.values(), default=0), "long_tasks": len(long_tasks),
+            "long_frames": len(frames), "_frames": frames}
+
+
+def describe(frame: dict) -> str:
+    scripts = ", ".join(f"{s['url'] or '?'} {s['invoker']} {s['duration']:.0f} ms" for s in frame["scripts"]) or "sem script"
+    return f"{frame['duration']:.0f} ms (estilo/layout {frame['layout']:.0f} ms) em {frame['start'] / 1000:.1f} s: {scripts}"
 
 
 def main() -> None:
@@ -82,13 +106,20 @@ def main() -> None:
             for scroll in (False, True):
                 name = "com rolagem" if scroll else "sem rolagem"
                 samples = [one_run(browser, base + PAGE, scroll) for _ in range(runs)]
-                results[name] = {key: statistics.median(s[key] for s in samples) for key in samples[0]}
-                print(name, [(round(s["longest_task_ms"]), round(s["slowest_tap_ms"])) for s in samples], flush=True)
+                results[name] = {key: statistics.median(s[key] for s in samples) for key in samples[0]
+                                 if not key.startswith("_")}
+                print(name, [(round(s["longest_task_ms"]), round(s["longest_frame_ms"]), round(s["slowest_tap_ms"]))
+                             for s in samples], flush=True)
+                # What the costliest frames of every run spent their time on.
+                for s in samples:
+                    for frame in sorted(s["_frames"], key=lambda f: -f["duration"])[:3]:
+                        print("   ", describe(frame), flush=True)
             browser.close()
         server.shutdown()
     for name, figures in results.items():
-        print(f"{name}: tarefa mais longa {figures['longest_task_ms']:.0f} ms, toque mais lento "
-              f"{figures['slowest_tap_ms']:.0f} ms, {figures['long_tasks']:.0f} tarefas longas (medianas de {runs})")
+        print(f"{name}: tarefa mais longa {figures['longest_task_ms']:.0f} ms, quadro mais longo "
+              f"{figures['longest_frame_ms']:.0f} ms, toque mais lento {figures['slowest_tap_ms']:.0f} ms, "
+              f"{figures['long_tasks']:.0f} tarefas longas, {figures['long_frames']:.0f} quadros longos (medianas de {runs})")
     print("JSON: " + json.dumps(results))
 
 

@@ -279,6 +279,7 @@ export class ExerciseWidget {
     this.note = el("div", { class: "exercise-note admonition info", role: "status", hidden: true },
       el("p", { class: "exercise-note__text" }),
       el("p", {}, el("button", { type: "button", class: "md-button", onclick: () => (this.note.hidden = true) }, "Entendi")));
+    this.section.querySelector(".exercise-toolbar--static")?.remove(); // the built page's stand-in
     anchor.before(bar, this.unavailable, this.note, this.output);
   }
 
