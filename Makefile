@@ -116,12 +116,16 @@ engines:
 test: setup $(VENV)/.test-deps chromium engines sandbox-tools
 	$(PY) -m pytest
 
-# The shipped editor bundle; tests/test_editor_bundle.py checks it matches this build.
-EDITOR_BUNDLE := docs/assets/javascripts/vendor/codemirror.min.js
+# The shipped editor bundle, split into pieces (one per CodeMirror package, then our entry) that
+# lesson/editor-loader.js evaluates one per task; tests/test_frontend_assets.py checks they match
+# this build. Entries keep their names; the shared code goes to chunks named by their content.
+EDITOR_DIR    := docs/assets/javascripts/vendor/codemirror
+EDITOR_PIECES := $(wildcard docs/assets/javascripts/src/pieces/*.js) docs/assets/javascripts/src/editor.js
 editor: node_modules/.package-lock.json
-	node_modules/.bin/esbuild docs/assets/javascripts/src/editor.js --bundle --minify --format=esm \
+	rm -rf $(EDITOR_DIR)
+	node_modules/.bin/esbuild $(EDITOR_PIECES) --bundle --splitting --minify --format=esm \
 		--legal-comments=none --banner:js="/* CodeMirror 6 (MIT), bundled by esbuild from package-lock.json: make editor */" \
-		--log-level=warning --outfile=$(EDITOR_BUNDLE)
+		--entry-names=[name] --chunk-names=chunk-[hash] --log-level=warning --outdir=$(EDITOR_DIR)
 
 bench: setup $(VENV)/.test-deps chromium sandbox-tools
 	$(PY) tests/benchmarks/bench_cli.py 200 estrito

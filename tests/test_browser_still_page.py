@@ -1,11 +1,14 @@
 """A page that holds still on a phone: the code annotations and the header are built in their final
 form (sitebuild/code_notes.py, lesson.css), so nothing the reader sees moves when the theme's script
-arrives; each note opens from its marker with no script (a native popover), by touch or keyboard."""
+arrives; each note opens from its marker with no script (a native popover), by touch or keyboard;
+the exercise editor is built in its mounted look (sitebuild/editor_placeholder.py), so nothing moves
+when CodeMirror (loaded in pieces) replaces it."""
 
 from __future__ import annotations
 
 import pytest
 
+from conftest import ROOT
 from test_browser_a11y import assert_no_serious_violations
 from test_browser_site import THEME_LOADED, Recorder, load_theme
 
@@ -151,6 +154,10 @@ def test_the_editor_built_into_the_page_is_where_and_as_tall_as_the_live_one(bro
             page.wait_for_function("[...document.querySelectorAll('section.exercise:has(.exercise-editor)')]"
                                    ".every(s => s.dataset.mounted)")
             assert recorder.console_errors == []
+            # The editor came in pieces (lesson/editor-loader.js), every one of them loaded.
+            pieces = {p.name for p in (ROOT / "docs" / "assets" / "javascripts" / "vendor" / "codemirror").iterdir()}
+            loaded = {u.rsplit("/", 1)[-1] for u in recorder.page_requests if "/vendor/codemirror/" in u}
+            assert loaded == pieces and len(pieces) > 5
         page.evaluate("document.fonts.ready")
         layouts.append(page.evaluate(EDITOR_LAYOUT))
         context.close()

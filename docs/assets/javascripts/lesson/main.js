@@ -33,7 +33,7 @@ function mountExercisesNearScreen() {
     near.forEach((section) => observer.unobserve(section));
     try {
       const { mountAll } = await import("./widget.js");
-      mountAll(document, near);
+      await mountAll(document, near);
     } catch (error) {
       // The widget's code (or its editor) did not load: each exercise says so instead of staying blank.
       near.forEach((section) => showBrokenExercise(section, error));

@@ -1,6 +1,7 @@
 // One exercise widget: enhances the server-rendered <section class="exercise"> in place.
 // Flow: page -> widget -> runtime (worker) -> graders -> result -> widget.
-import { createEditor } from "../vendor/codemirror.min.js";
+import { createEditor } from "./editor-loader.js";
+import { yieldToMain } from "./yield.js";
 import { sharedRuntime } from "./runtime.js";
 import * as storage from "./storage.js";
 import { renderTimeline } from "./timeline.js";
@@ -647,11 +648,14 @@ document.addEventListener("lesson:flush", flushAll);
 
 /** Mount the exercises of the page that are not mounted yet (or only those of `only`); start Python
  * when one nears the screen. */
-export function mountAll(root = document, only = null) {
+export async function mountAll(root = document, only = null) {
   for (const widget of [...mounted]) if (!widget.section.isConnected) widget.dispose();
   const sections = [...root.querySelectorAll("section.exercise:not([data-mounted])")]
     .filter((section) => !only || only.includes(section));
-  for (const section of sections) {
+  for (const [index, section] of sections.entries()) {
+    // One exercise per task: a tap between two mounts is answered at once.
+    if (index) await yieldToMain();
+    if (section.dataset.mounted || !section.isConnected) continue;
     try {
       new ExerciseWidget(section).mount();
     } catch (error) {

@@ -1,5 +1,5 @@
-// Entry of the CodeMirror bundle (docs/assets/javascripts/vendor/codemirror.min.js).
-// Rebuilt by `make editor`; the site ships the built file, so no Node is needed to serve it.
+// Entry of the CodeMirror bundle (docs/assets/javascripts/vendor/codemirror/editor.js, with its pieces).
+// Rebuilt by `make editor`; the site ships the built files, so no Node is needed to serve it.
 import { EditorView, ViewPlugin, Decoration, WidgetType, keymap, lineNumbers, highlightActiveLine, highlightActiveLineGutter, drawSelection } from "@codemirror/view";
 import { EditorState, Compartment, RangeSetBuilder } from "@codemirror/state";
 import { defaultKeymap, history, historyKeymap, indentWithTab, isolateHistory } from "@codemirror/commands";
