@@ -189,6 +189,8 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
     pidfd = os.pidfd_open(pid)
     poller.register(pidfd, select.POLLIN)
     buffer = bytearray(NOTIF.size)
+    zero = bytes(NOTIF.size)
+    handled = 0  # notifications since orphans were last looked for
     chan_fd = chan.fileno()
     chan_open = True
     out_registered = False
@@ -198,10 +200,11 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
             left = deadline - time.monotonic()
             if left <= 0:
                 return "timeout", None
+            busy = False
             for event_fd, mask in poller.poll(min(left, 1.0) * 1000):
                 if event_fd == sup.listener:
                     if mask & select.POLLIN:
-                        buffer[:] = bytes(NOTIF.size)
+                        buffer[:] = zero
                         try:
                             fcntl.ioctl(sup.listener, NOTIF_RECV, buffer, True)
                         except OSError as exc:
@@ -209,6 +212,8 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                                 continue
                             raise
                         sup.handle(bytes(buffer))
+                        handled += 1
+                        busy = True
                     elif mask & (select.POLLHUP | select.POLLERR):
                         # No task uses the filter any more (the run is exiting): nothing else can
                         # come, and polled on, it would wake this loop until the pidfd shows the exit.
@@ -268,9 +273,13 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                 out_registered = False
             if sup.pending:
                 _retry_pending(sup, poller, pending_fds)
-            status = _reap_orphans(pid, members)
-            if status is not None:
-                return "exit", status
+            # Orphans are looked for when the run is not in the middle of a stream of calls (each
+            # call waits for us), and every 64 calls so that exited ones never pile up as zombies.
+            if not busy or handled >= 64:
+                handled = 0
+                status = _reap_orphans(pid, members)
+                if status is not None:
+                    return "exit", status
     finally:
         os.close(pidfd)
 
