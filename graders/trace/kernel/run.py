@@ -17,7 +17,7 @@ from .channel import OUTPUT_KEEP
 from . import landlock
 from .errors import Stop
 from .linux import PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, libc
-from .seccomp import (NOTIF, NOTIF_RECV, NR_SECCOMP, SECCOMP_FILTER_FLAG_NEW_LISTENER,
+from .seccomp import (NOTIF, NOTIF_RECV, NOTIF_SET_FLAGS, SYNC_WAKE_UP, NR_SECCOMP, SECCOMP_FILTER_FLAG_NEW_LISTENER,
                       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, SECCOMP_SET_MODE_FILTER, filter_program)
 from .supervisor import Supervisor
 
@@ -137,6 +137,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
             end = "broken"
         else:
             sup.listener = fds[0]
+            _sync_wake_up(sup.listener)
             ours.setblocking(False)
             end, status = _loop(sup, pid, ours, out_r, deadline, _members(pid, kill_all), control)
     except Stop as stop:
@@ -176,6 +177,16 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     for _role, _path, fd, _dev in sup.roots:
         os.close(fd)
     return trace
+
+
+def _sync_wake_up(listener: int):
+    """Linux 6.6+: the target waiting for our answer is woken on our CPU at once, and we on its when it
+    notifies (SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP): every call the supervisor handles is a round trip,
+    and the run makes hundreds. Older kernels refuse the request; nothing else changes."""
+    try:
+        fcntl.ioctl(listener, NOTIF_SET_FLAGS, SYNC_WAKE_UP)  # the flags themselves, not a pointer
+    except OSError:
+        pass
 
 
 def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: float, members: int,
