@@ -26,13 +26,28 @@ SHOWN = 2000
 MAX_POINTS = 240
 
 
+def _pretty(value) -> str:
+    """json.dumps(value, ensure_ascii=False, indent=2), but only as far as past SHOWN characters: only
+    that much is ever shown, and a run's timeline encodes a growing checkpoint at every point."""
+    out, size = [], 0
+    for chunk in _ENCODER.iterencode(value):
+        out.append(chunk)
+        size += len(chunk)
+        if size > SHOWN:
+            break
+    return "".join(out)
+
+
+_ENCODER = json.JSONEncoder(ensure_ascii=False, indent=2)
+
+
 def _disk(content) -> dict:
     if content is None:
         return {"exists": False, "bytes": 0, "text": "", "json": None, "cut": False}
     text = content.decode("utf-8", "replace")
     try:
         state = parse(content)
-        pretty = json.dumps(state, ensure_ascii=False, indent=2)
+        pretty = _pretty(state)
     except (ValueError, UnicodeDecodeError):
         pretty = None
     return {
@@ -83,7 +98,7 @@ def _expected_json(judge, point, latest) -> str | None:
                 "\n  ],\n  \"pendingToolUse\": null\n}")[:SHOWN]
     if latest is None:
         return None
-    return json.dumps(latest, ensure_ascii=False, indent=2)[:SHOWN]
+    return _pretty(latest)[:SHOWN]
 
 
 def describe(judge, power_graded: bool = False) -> dict | None:

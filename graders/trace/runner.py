@@ -2,10 +2,20 @@
 and reports how it went. Standard library only: its text is passed to `python3 -c` (CLI) and the
 browser imports it in Pyodide. It decides nothing; its report is untrusted and only words messages."""
 
-import json
-import os
 import sys
-import types
+
+# Started as `python -c` (CLI), the working folder comes first in sys.path: the runner's own imports
+# skip it (each import would look there first, one more call for the supervisor), and it is put back
+# before any student code runs.
+_CWD_FIRST = sys.path[:1] == [""]
+if _CWD_FIRST:
+    del sys.path[0]
+import json  # noqa: E402
+import os  # noqa: E402
+import types  # noqa: E402
+
+if _CWD_FIRST:
+    sys.path.insert(0, "")
 
 STUDENT_MODULE = "solucao"
 CHANNEL_FD = 3

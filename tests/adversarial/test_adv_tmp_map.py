@@ -21,7 +21,7 @@ JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}
 SECRET = "segredo do professor em /tmp"
 
 PROBE = r'''
-import ctypes, errno, json, os, threading
+import ctypes, errno, json, os, shutil, threading
 
 TOKEN = "@@TOKEN@@"
 DECOY, OTHER, OUT = "/tmp/isca-" + TOKEN, "/tmp/outro-" + TOKEN, "/tmp/fora-" + TOKEN
@@ -97,6 +97,11 @@ def save_checkpoint(state):
     probe("lista_tmp", lambda: sorted(os.listdir("/tmp")))
     probe("lista_tmp_barra_dupla", lambda: sorted(os.listdir("//tmp/.")))
     probe("raiz_acima_de_tmp", lambda: os.path.samefile("/tmp/..", "/"))
+    probe("access", lambda: [os.access(DECOY, os.R_OK), os.access(DECOY, os.X_OK), os.access(OTHER, os.F_OK)])
+    probe("readlink_de_arquivo", lambda: os.readlink(DECOY))
+    probe("arvore", lambda: (os.makedirs("/tmp/d-" + TOKEN + "/e"), open("/tmp/d-" + TOKEN + "/e/f", "w").close(),
+                             sorted(f for _, _, fs in os.walk("/tmp") for f in fs),
+                             shutil.rmtree("/tmp/d-" + TOKEN), sorted(os.listdir("/tmp")))[2:])
     probe("outro_disco", lambda: os.stat("/tmp").st_dev != os.stat(".").st_dev)
     probe("replace_para_o_trabalho", lambda: os.replace(DECOY, "checkpoint.json"))
     probe("link_para_o_trabalho", lambda: os.link(DECOY, "copia"))
@@ -159,7 +164,7 @@ def seen(decoy):
         now = path.stat()
         assert path.read_text() == SECRET and (now.st_size, now.st_mtime_ns, now.st_ino) == (
             before.st_size, before.st_mtime_ns, before.st_ino), mode
-        for name in (f"outro-{token}", f"fora-{token}"):
+        for name in (f"outro-{token}", f"fora-{token}", f"d-{token}"):
             assert not os.path.lexists(Path("/tmp") / name), (mode, name)
     return out
 

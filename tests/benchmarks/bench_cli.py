@@ -14,6 +14,7 @@ so the CLI falls back to reduced mode as it would in a container.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -38,11 +39,23 @@ ISOLATION = sys.argv[2] if len(sys.argv) > 2 else "auto"
 CONTAINER = [sys.executable, str(ROOT / "tests" / "no_namespaces.py")] if ISOLATION == "conteiner" else []
 
 
-def run_cli(files: list[Path]) -> float:
-    start = time.perf_counter()
+CPU: dict[str, float] = {}  # CPU seconds of each measure (getrusage of the children), by name
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_cli(files: list[Path], name: str = "") -> float:
+    """Wall-clock seconds; the CPU time of the CLI and every process it waited for goes to CPU[name]
+    (under bubblewrap, what runs inside the sandbox is not counted: only reduced mode's is whole)."""
+    start, cpu = time.perf_counter(), _cpu()
     subprocess.run([*CONTAINER, sys.executable, "-m", "graders", "nivel-2", *map(str, files), "--format", "json",
                     "--isolamento", "auto" if CONTAINER else ISOLATION],
                    cwd=ROOT, capture_output=True, check=False)
+    if name:
+        CPU[name] = _cpu() - cpu
     return time.perf_counter() - start
 
 
@@ -50,9 +63,10 @@ def bare_starts(count: int) -> float:
     """N interpreter starts, two at a time: the floor any per-submission process pays."""
     from concurrent.futures import ThreadPoolExecutor
 
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), _cpu()
     with ThreadPoolExecutor(max_workers=2) as pool:
         list(pool.map(lambda _: subprocess.run([sys.executable, "-c", "pass"], check=True), range(count)))
+    CPU["bare"] = _cpu() - cpu
     return time.perf_counter() - start
 
 
@@ -69,10 +83,10 @@ def main():
             return files
 
         bare = bare_starts(count)
-        whole = run_cli(class_of("aluno", CORPUS))
-        honest = run_cli(class_of("honesto", HONEST))
-        ordinary = run_cli(class_of("comum", ORDINARY))
-        reference = run_cli(class_of("referencia", [ROOT / "exercises" / "nivel-2" / "solution.py"]))
+        whole = run_cli(class_of("aluno", CORPUS), "whole")
+        honest = run_cli(class_of("honesto", HONEST), "honest")
+        ordinary = run_cli(class_of("comum", ORDINARY), "ordinary")
+        reference = run_cli(class_of("referencia", [ROOT / "exercises" / "nivel-2" / "solution.py"]), "reference")
         singles = [run_cli([CORPUS[i % len(CORPUS)]]) for i in range(15)]
     print(f"isolamento: {ISOLATION}")
     print(f"{count} submissões em {whole:.1f} s: {count / whole:.1f} submissões/s "
@@ -85,6 +99,11 @@ def main():
     print(f"{count} partidas de `python -c pass`, duas a duas: {bare:.1f} s; razão: {ordinary / bare:.2f}× (comuns; meta ≤ 2×), "
           f"{honest / bare:.2f}× (corretas comuns), {reference / bare:.2f}× (referência), "
           f"{whole / bare:.2f}× (corpus inteiro, com as hostis e os laços infinitos)")
+    print(f"tempo de CPU (getrusage dos filhos): piso {CPU['bare']:.2f} s; comuns {CPU['ordinary']:.2f} s "
+          f"({CPU['ordinary'] / CPU['bare']:.2f}×), corretas comuns {CPU['honest'] / CPU['bare']:.2f}×, "
+          f"referência {CPU['reference'] / CPU['bare']:.2f}×"
+          + (" — no bubblewrap, o que roda dentro do sandbox não entra na conta" if ISOLATION != "conteiner"
+             and ISOLATION != "reduzido" else ""))
     print(f"mediana de uma submissão sozinha (processo da CLI incluído): {statistics.median(singles) * 1000:.0f} ms")
 
 

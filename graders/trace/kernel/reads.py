@@ -6,6 +6,8 @@ The answer (SECCOMP_USER_NOTIF_FLAG_CONTINUE) is fixed by the flags register bef
 so the kernel's own second reading of the path decides nothing of ours. The note is what the path
 held when the supervisor looked: a program that rewrites its own path from another task during the
 call can hide a read from the hint (never from a fence: reads are fenced by bubblewrap or Landlock).
+In reduced mode, once the student's code has started, a read-only open goes to the open handler
+instead, which looks at its path for /tmp (tmpmap.py) and notes the hint there.
 """
 
 from __future__ import annotations

@@ -92,6 +92,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Na
         self.code_started = False  # the runner asked for the student's code (Channel, "hello")
         self.probes: dict[str, int] = {}  # grader signs the run opened for reading (Reads)
         self.open_calls = open_calls()
+        self.look_calls = {nr for nr, name in handled_calls().items() if name in QUERIES}
 
     # nodes and events
 
@@ -182,6 +183,10 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Na
         nid, tid, _flags, nr, _arch, _ip, *args = NOTIF.unpack(raw)
         if nr in self.open_calls and self.let_read_through(nid, tid, nr, args):
             return  # read-only: let through on its flags (reads.py); nothing on disk changes
+        if nr in self.look_calls and not self.code_started:
+            # A path looked at by the interpreter's own start: no student code yet (tmpmap.py).
+            self.respond(nid, flags=FLAG_CONTINUE)
+            return
         handler = self.handlers.get(nr)
         if self.mapped:
             self.capture_mapped()  # stores through shared mappings come before this call

@@ -16,28 +16,51 @@ from .seccomp import NR_PIDFD_GETFD
 
 
 class Task:
-    """What one notification is about: the calling thread, its process, its descriptors."""
+    """What one notification is about: the calling thread, its process, its descriptors. Its
+    /proc/<tid>/status is read only when a handler first asks for tgid, umask or threads: most
+    notifications (an interpreter's start, a path looked at) never need it."""
 
-    __slots__ = ("tid", "tgid", "umask", "threads")
+    __slots__ = ("tid", "_values")
 
     def __init__(self, tid):
         self.tid = tid
-        try:
-            fd = os.open(f"/proc/{tid}/status", os.O_RDONLY)
+        self._values = None
+
+    def _load(self) -> tuple:
+        if self._values is None:
             try:
-                text = os.read(fd, 8192)
-            finally:
-                os.close(fd)
-        except OSError:
-            raise Refused(errno.ESRCH) from None
-        values = {}
-        for line in text.split(b"\n"):
-            key, _, value = line.partition(b":")
-            if key in (b"Tgid", b"Umask", b"Threads"):
-                values[key] = value.strip()
-        self.tgid = int(values.get(b"Tgid", tid))
-        self.umask = int(values.get(b"Umask", b"0022"), 8)
-        self.threads = int(values.get(b"Threads", b"1"))
+                fd = os.open(f"/proc/{self.tid}/status", os.O_RDONLY)
+                try:
+                    text = os.read(fd, 8192)
+                finally:
+                    os.close(fd)
+            except OSError:
+                raise Refused(errno.ESRCH) from None
+            self._values = (int(_field(text, b"Tgid") or self.tid), int(_field(text, b"Umask") or b"0022", 8),
+                            int(_field(text, b"Threads") or b"1"))
+        return self._values
+
+    @property
+    def tgid(self) -> int:
+        return self._load()[0]
+
+    @property
+    def umask(self) -> int:
+        return self._load()[1]
+
+    @property
+    def threads(self) -> int:
+        return self._load()[2]
+
+
+def _field(text: bytes, key: bytes) -> bytes | None:
+    """The value of one "Key:\tvalue" line of a /proc status file."""
+    at = text.find(b"\n" + key + b":")
+    if at < 0:
+        return None
+    start = at + len(key) + 2
+    end = text.find(b"\n", start)
+    return text[start:end if end >= 0 else None].strip()
 
 
 class TargetAccess:
@@ -70,26 +93,34 @@ class TargetAccess:
             raise Refused(errno.EBADF if err == errno.EBADF else err)
         raise Refused(errno.ESRCH)
 
+    def _scratch(self, size: int) -> int:
+        """The address of a buffer of ours of at least `size` bytes, kept between calls (a fresh
+        ctypes buffer for every read of the target's memory cost more than the read itself)."""
+        buffer = getattr(self, "_scratch_buffer", None)
+        if buffer is None or len(buffer) < size:
+            buffer = self._scratch_buffer = ctypes.create_string_buffer(max(size, 1 << 16))
+        return ctypes.addressof(buffer)
+
     def read_mem(self, tid, address, size) -> bytes:
         if size <= 0:
             return b""
-        buffer = ctypes.create_string_buffer(size)
-        local = Iovec(ctypes.addressof(buffer), size)
+        base = self._scratch(size)
+        local = Iovec(base, size)
         remote = Iovec(address, size)
         got = libc.process_vm_readv(tid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
         if got == size:
-            return buffer.raw
+            return ctypes.string_at(base, size)
         # Part of it unreadable: page by page, up to the first bad page (a short write then).
         chunks = []
         page = 4096
         while size > 0:
             step = min(size, page - address % page)
-            local = Iovec(ctypes.addressof(buffer), step)
+            local = Iovec(base, step)
             remote = Iovec(address, step)
             got = libc.process_vm_readv(tid, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
             if got <= 0:
                 break
-            chunks.append(buffer.raw[:got])
+            chunks.append(ctypes.string_at(base, got))
             if got < step:
                 break
             address += step
@@ -110,7 +141,10 @@ class TargetAccess:
             raise Refused(errno.EFAULT)
         data = b""
         while len(data) < 4096:
-            step = 4096 - address % 4096 if not data else 4096
+            # Most paths are short: a first small read, then the rest of each page (never across a
+            # page boundary in one read, so a path that ends before an unmapped page is still read).
+            room = 4096 - address % 4096
+            step = min(room, 256) if not data else room
             chunk = self.read_mem(tid, address, step)
             if not chunk:
                 break

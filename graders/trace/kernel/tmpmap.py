@@ -112,7 +112,7 @@ class TmpMap:
         return self._query_path(nid, task, a, name, dirpos, pathpos, flags, follow)
 
     def _query_path(self, nid, task, a, name, dirpos, pathpos, flags, follow):
-        if flags & AT_SYMLINK_NOFOLLOW and name != "faccessat2":
+        if flags & AT_SYMLINK_NOFOLLOW:
             follow = False
         raw = self.read_path(task.tid, a[pathpos])
         full = self.tmp_lookup(task.tid, a[dirpos] if dirpos is not None else AT_FDCWD, raw, follow)
@@ -149,8 +149,8 @@ class TmpMap:
         if name in ("readlink", "readlinkat"):
             buf, size = (a[1], a[2]) if name == "readlink" else (a[2], a[3])
             size &= U32
-            if size == 0 or size >> 31:
-                raise Refused(errno.EINVAL)
+            if size == 0 or size >> 31 or not stat.S_ISLNK(os.stat(fd).st_mode):
+                raise Refused(errno.EINVAL)  # as readlink of a name that is not a link
             try:
                 data = _readlink_fd(fd)[:size]
             except OSError as exc:
