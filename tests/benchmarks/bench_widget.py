@@ -12,10 +12,16 @@ static server (no COOP/COEP headers) and runs ROUNDS rounds (default 5); each ro
 4. "Parar" -> next verdict with the service worker (page controlled and reloaded, so
    cross-origin isolated), then the same context offline (server stopped): does the lesson grade?
 5. "Parar" -> next verdict without a service worker (context with service workers blocked), pressed
-   during the first check of the visit, before any spare Python exists;
-6. "Parar" -> next verdict on a first visit (not cross-origin isolated) after a first verdict, once the
-   hot spare Python (spare.js) has booted in the background: the case a student meets;
-7. cold first verdict again with service workers blocked (what the service worker costs a first visit).
+   during the first check of the visit;
+6. "Parar" -> next verdict on a first visit (not cross-origin isolated), at once after the first
+   verdict: the worker is replaced by one restored from the page's memory snapshot; timed inside the
+   page (performance.now) from the click on Parar to the verdict, the new code put in by the editor's
+   own API as soon as "interrompida" shows (no Playwright typing in the figure);
+7. the same with `navigator.deviceMemory` reported as 2 (a phone);
+8. revisit: a first visit that stores the snapshot (IndexedDB), then a second page load in the same
+   context, Verificar at once: its cold first verdict against the bare boot of the same round, and
+   against a bare boot revisited with a warm HTTP cache;
+9. cold first verdict again with service workers blocked (what the service worker costs a first visit).
 
 Both (1) and (2) also read the page's own main-thread time from Chromium's counters, which
 shows what the lesson page adds while Python boots in its worker.
@@ -75,9 +81,39 @@ MARKS = f"""(() => {{
   }}).observe(summary, {{ childList: true, characterData: true, subtree: true }});
 }})()"""
 CONTROLLED = "navigator.serviceWorker.controller !== null"
-GOALS = {"ratio": 1.15, "idle_s": 0.5, "stop_with_sw_s": 0.5, "stop_first_visit_s": 0.8, "worker_ms": 40}
-SPARE_STATE = ("import(new URL('assets/javascripts/lesson/runtime.js', document.baseURI.replace(/licao-2\\/.*$/, '')))"
-               ".then(m => m.sharedRuntime().spare.state)")
+GOALS = {"ratio": 1.15, "idle_s": 0.5, "stop_with_sw_s": 0.5, "stop_first_visit_s": 1.0, "worker_ms": 40,
+         "revisit_over_bare": 0.5}
+LESSON_BASE = "document.baseURI.replace(/licao-2\\/.*$/, '')"
+RUNTIME = f"import(new URL('assets/javascripts/lesson/runtime.js', {LESSON_BASE})).then(m => m.sharedRuntime())"
+STORED = (f"import(new URL('assets/javascripts/lesson/snapshot-store.js', {LESSON_BASE}))"
+          ".then(m => m.readSnapshot()).then(r => r !== null)")
+# Inside the page: Parar, then, as soon as "interrompida" shows, the solution put into the editor
+# and Verificar pressed; resolves to the page's own times (ms) and how the Python came to be.
+STOP_IN_PAGE = """async ([code, timeoutMs]) => {
+  const section = document.querySelector("section[data-exercise='nivel-2']");
+  const summary = section.querySelector(".exercise-summary");
+  const button = (name) => [...section.querySelectorAll("button")].find((b) => b.textContent === name);
+  const until = (test) => new Promise((resolve, reject) => {
+    if (test()) return resolve(performance.now());
+    const timer = setTimeout(() => reject(new Error("tempo esgotado")), timeoutMs);
+    const observer = new MutationObserver(() => {
+      if (!test()) return;
+      observer.disconnect(); clearTimeout(timer); resolve(performance.now());
+    });
+    observer.observe(summary, { childList: true, characterData: true, subtree: true });
+  });
+  const view = section.querySelector(".cm-content").cmView.view;
+  const t0 = performance.now();
+  button("Parar").click();
+  const stopped = await until(() => summary.textContent.includes("interrompida"));
+  view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: code } });
+  button("Verificar").click();
+  const verdict = await until(() => summary.textContent.includes("verificações passaram"));
+  const runtime = await import(new URL("assets/javascripts/lesson/runtime.js", document.baseURI.replace(/licao-2\\/.*$/, "")))
+    .then((m) => m.sharedRuntime());
+  return { stopped_s: (stopped - t0) / 1000, stop_s: (verdict - t0) / 1000, summary: summary.textContent.trim(),
+           restored: Boolean(runtime.booted?.restored) };
+}"""
 
 # The same loadPyodide call as docs/assets/javascripts/lesson/python-worker.js, nothing else.
 BARE_WORKER = """\
@@ -324,22 +360,57 @@ def without_service_worker(browser, base) -> dict:
     return {"stop_s": stop_s, "summary": summary, "isolated": isolated, **parts}
 
 
-def first_visit_with_spare(browser, base) -> dict:
-    """A first visit: one verdict, then (once the spare has booted) a loop, Parar and the solution."""
+def first_visit_stop_at_once(browser, base, device_memory: int | None = None) -> dict:
+    """A first visit: one verdict, then at once a loop, Parar (after the loop ran ~1 s) and the
+    solution; Parar -> verdict timed inside the page."""
     context = browser.new_context(viewport=VIEWPORT)
+    if device_memory is not None:
+        context.add_init_script(f"Object.defineProperty(Navigator.prototype, 'deviceMemory', {{get: () => {device_memory}}})")
     page = context.new_page()
     page.goto(base + "licao-2/")
     isolated = page.evaluate("crossOriginIsolated")
     choose(page, "nivel-2", RIGHT_DIAGNOSIS)
     set_code(page, "nivel-2", SOLUTION)
     timed_verify(page)
-    start = time.perf_counter()
-    while (state := page.evaluate(SPARE_STATE)) != "ready" and time.perf_counter() - start < 60:
-        page.wait_for_timeout(200)
-    spare_s = time.perf_counter() - start
-    stop_s, summary, parts = stop_then_verdict(page)
+    set_code(page, "nivel-2", INFINITE)
+    widget(page, "nivel-2").get_by_role("button", name="Verificar").click()
+    widget(page, "nivel-2").get_by_role("button", name="Parar").wait_for(state="visible")
+    page.wait_for_timeout(RUNNING_BEFORE_STOP_MS)
+    result = page.evaluate(STOP_IN_PAGE, [SOLUTION, TIMEOUT_MS])
     context.close()
-    return {"stop_s": stop_s, "summary": summary, "isolated": isolated, "spare": state, "spare_ready_s": spare_s, **parts}
+    return {**result, "isolated": isolated}
+
+
+def revisit_verdict(browser, base) -> dict:
+    """A first visit that stores the snapshot, then a revisit: Verificar at once, timed like
+    cold_verdict; and the bare boot page loaded twice in one context (its second load, warm cache)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    page = context.new_page()
+    page.goto(base + "licao-2/")
+    python_ready(page)
+    start = time.perf_counter()
+    while not page.evaluate(STORED) and time.perf_counter() - start < 60:
+        page.wait_for_timeout(200)
+    page.close()
+    page = context.new_page()
+    start = time.perf_counter()
+    page.goto(base + "licao-2/")
+    verify_button(page).click()
+    page.wait_for_function(VERDICT, timeout=TIMEOUT_MS)
+    elapsed = time.perf_counter() - start
+    stored = page.evaluate(f"{RUNTIME}.then(r => Boolean(r.booted?.stored))")
+    page.close()
+    context.close()
+    context = browser.new_context()
+    page = context.new_page()
+    warm_bare = None
+    for _ in range(2):
+        start = time.perf_counter()
+        page.goto(base + "__bench/bare.html")
+        page.wait_for_function("window.benchReady !== undefined || window.benchError !== undefined", timeout=TIMEOUT_MS)
+        warm_bare = time.perf_counter() - start
+    context.close()
+    return {"revisit_s": elapsed, "from_store": stored, "warm_bare_s": warm_bare}
 
 
 # --- bytes ------------------------------------------------------------------------------------
@@ -416,8 +487,9 @@ def main():
     from playwright.sync_api import sync_playwright
 
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
+    load_before = os.getloadavg()
     began = time.perf_counter()
-    bare, cold, cold_nosw, idle, idle_ready, sw, nosw, first = [], [], [], [], [], [], [], []
+    bare, cold, cold_nosw, idle, idle_ready, sw, nosw, first, first2, revisit = [], [], [], [], [], [], [], [], [], []
     extras = {}
     with tempfile.TemporaryDirectory() as tmp:
         site = Path(tmp) / "site"
@@ -433,11 +505,14 @@ def main():
                 idle_ready.append(ready)
                 sw.append(with_service_worker(browser, site))
                 nosw.append(without_service_worker(browser, base))
-                first.append(first_visit_with_spare(browser, base))
+                first.append(first_visit_stop_at_once(browser, base))
+                first2.append(first_visit_stop_at_once(browser, base, device_memory=2))
+                revisit.append(revisit_verdict(browser, base))
                 cold_nosw.append(cold_verdict(browser, base, site, service_workers="block"))
             browser.close()
         stop_serving(server)
     total = time.perf_counter() - began
+    load_after = os.getloadavg()
 
     def col(rows, key):
         return [r[key] for r in rows]
@@ -449,7 +524,8 @@ def main():
     ratio = med(cold_s) / med(bare_s)
     warm, weight = extras["warm"], extras["weight"]
     offline_ok = sum(r["offline_ok"] for r in sw)
-    summaries = {r["summary"] for r in sw + nosw + first}
+    summaries = {r["summary"] for r in sw + nosw + first + first2}
+    revisit_ratio = med(col(revisit, "revisit_s")) / med(bare_s)
     figures = {
         "rounds": rounds,
         "bare_boot_s": med(bare_s), "cold_verdict_s": med(cold_s), "cold_over_bare": ratio,
@@ -466,9 +542,14 @@ def main():
         "verdict_after_stop_without_sw_s": med(col(nosw, "graded_s")),
         "stop_to_verdict_first_visit_s": med(col(first, "stop_s")),
         "stop_itself_first_visit_s": med(col(first, "stopped_s")),
-        "verdict_after_stop_first_visit_s": med(col(first, "graded_s")),
-        "spare_ready_after_verdict_s": med(col(first, "spare_ready_s")),
-        "spare_ready_runs": sum(r["spare"] == "ready" for r in first),
+        "stop_first_visit_restored_runs": sum(r["restored"] for r in first),
+        "stop_to_verdict_memory_2_s": med(col(first2, "stop_s")),
+        "stop_itself_memory_2_s": med(col(first2, "stopped_s")),
+        "stop_memory_2_restored_runs": sum(r["restored"] for r in first2),
+        "revisit_verdict_s": med(col(revisit, "revisit_s")), "revisit_over_bare": revisit_ratio,
+        "revisit_from_store_runs": sum(r["from_store"] for r in revisit),
+        "bare_boot_warm_cache_s": med(col(revisit, "warm_bare_s")),
+        "revisit_over_warm_bare": med(col(revisit, "revisit_s")) / med(col(revisit, "warm_bare_s")),
         "isolated_first_visit": any(r["isolated"] is True for r in first),
         "isolated_with_sw": all(r["isolated"] is True for r in sw),
         "isolated_without_sw": any(r["isolated"] is True for r in nosw),
@@ -480,9 +561,10 @@ def main():
         "runs": {"bare_boot_s": bare_s, "cold_verdict_s": cold_s, "cold_verdict_no_sw_s": cold_nosw_s,
                  "idle_verify_s": idle, "warm_verify_s": warm,
                  "stop_with_sw_s": col(sw, "stop_s"), "stop_without_sw_s": col(nosw, "stop_s"),
-                 "stop_first_visit_s": col(first, "stop_s"),
+                 "stop_first_visit_s": col(first, "stop_s"), "stop_memory_2_s": col(first2, "stop_s"),
+                 "revisit_verdict_s": col(revisit, "revisit_s"), "bare_boot_warm_cache_s": col(revisit, "warm_bare_s"),
                  "offline_verdict_s": col(sw, "offline_s")},
-        "total_s": total,
+        "total_s": total, "load_before": list(load_before), "load_after": list(load_after),
     }
 
     print(f"Widget no Chromium headless: {rounds} rodadas alternadas, cada medida num contexto novo "
@@ -515,15 +597,24 @@ def main():
          f"{figures['stop_to_verdict_without_sw_s']:5.2f} s  ({each(col(nosw, 'stop_s'))}; crossOriginIsolated: "
          f"{'sim' if figures['isolated_without_sw'] else 'não'})")
     first_s = figures["stop_to_verdict_first_visit_s"]
-    line("Parar -> próximo veredito, 1ª visita, com reserva:",
-         f"{first_s:5.2f} s  ({each(col(first, 'stop_s'))}; crossOriginIsolated: "
-         f"{'sim' if figures['isolated_first_visit'] else 'não'}; reserva pronta em "
-         f"{figures['spare_ready_runs']}/{rounds}, {figures['spare_ready_after_verdict_s']:.1f} s após o veredito; "
+    line("Parar -> próximo veredito, 1ª visita, logo após o 1º:",
+         f"{first_s:5.2f} s  ({each(col(first, 'stop_s'))}; na página; crossOriginIsolated: "
+         f"{'sim' if figures['isolated_first_visit'] else 'não'}; restaurado do snapshot em "
+         f"{figures['stop_first_visit_restored_runs']}/{rounds}; "
          f"meta ≤ {GOALS['stop_first_visit_s']} s: {goal(first_s, GOALS['stop_first_visit_s'])})")
+    mem2_s = figures["stop_to_verdict_memory_2_s"]
+    line("  o mesmo com deviceMemory 2:",
+         f"{mem2_s:5.2f} s  ({each(col(first2, 'stop_s'))}; restaurado em {figures['stop_memory_2_restored_runs']}/{rounds}; "
+         f"meta ≤ {GOALS['stop_first_visit_s']} s: {goal(mem2_s, GOALS['stop_first_visit_s'])})")
+    line("revisita: primeiro veredito a frio:",
+         f"{figures['revisit_verdict_s']:5.2f} s  ({each(col(revisit, 'revisit_s'))}; do snapshot guardado em "
+         f"{figures['revisit_from_store_runs']}/{rounds}; razão / Pyodide puro {revisit_ratio:.2f}, meta ≤ "
+         f"{GOALS['revisit_over_bare']}: {goal(revisit_ratio, GOALS['revisit_over_bare'])}; / Pyodide puro com cache "
+         f"quente ({figures['bare_boot_warm_cache_s']:.2f} s) {figures['revisit_over_warm_bare']:.2f})")
     line("  na página: Parar até 'interrompida'; veredito:",
          f"com SW {fmt_s(figures['stop_itself_with_sw_s'])} e {fmt_s(figures['verdict_after_stop_with_sw_s'])}; "
          f"sem SW {fmt_s(figures['stop_itself_without_sw_s'])} e {fmt_s(figures['verdict_after_stop_without_sw_s'])}; "
-         f"1ª visita {fmt_s(figures['stop_itself_first_visit_s'])} e {fmt_s(figures['verdict_after_stop_first_visit_s'])}")
+         f"1ª visita {fmt_s(figures['stop_itself_first_visit_s'])} até 'interrompida'")
     for n, r in enumerate(sw, 1):
         if r["stop_s"] > 2 * GOALS["stop_with_sw_s"]:
             line(f"  atenção, rodada {n} com service worker:",
@@ -544,6 +635,8 @@ def main():
     line("pré-cache do service worker na 1ª visita:",
          f"{kib(precache['raw'])} ({kib(precache['gzip'])} com gzip) em {precache['files']} arquivos")
     line("tempo total da medição:", f"{total:.0f} s")
+    line("carga da máquina (uptime, 1/5/15 min):",
+         f"antes {' '.join(f'{v:.1f}' for v in load_before)}; depois {' '.join(f'{v:.1f}' for v in load_after)} (2 núcleos)")
     print("JSON: " + json.dumps(rounded(figures), ensure_ascii=False, separators=(",", ":")))
 
 
