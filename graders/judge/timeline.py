@@ -82,7 +82,7 @@ def _indent(text: str, pad: str) -> str:
     return text.replace("\n", "\n" + pad)
 
 
-def _expected_json(judge, point, latest) -> str | None:
+def _expected_json(judge, point, latest, pretty=_pretty) -> str | None:
     """What the protocol expects on disk at this point, in the form the disk is shown (indented JSON), so
     the two can be compared line by line: the whole checkpoint where it is known, else the fields the
     protocol checks, "…" standing for the rest; None where no file at all is what a resume should find."""
@@ -98,7 +98,7 @@ def _expected_json(judge, point, latest) -> str | None:
                 "\n  ],\n  \"pendingToolUse\": null\n}")[:SHOWN]
     if latest is None:
         return None
-    return _pretty(latest)[:SHOWN]
+    return pretty(latest)[:SHOWN]
 
 
 def describe(judge, power_graded: bool = False) -> dict | None:
@@ -125,13 +125,23 @@ def describe(judge, power_graded: bool = False) -> dict | None:
             expectations.append(text)
         return seen_expected[text]
 
-    points, latest = [], None
+    points, latest, latest_content = [], None, None
+    shown_latest: dict = {}
+
+    def pretty(value) -> str:
+        """The latest checkpoint, encoded once however many points it stays the latest for (the
+        cache holds the object, so its id is never another's)."""
+        hit = shown_latest.get(id(value))
+        if hit is None or hit[0] is not value:
+            hit = shown_latest[id(value)] = (value, _pretty(value))
+        return hit[1]
+
     listed = _listed(judge)
     for point in judge.points:
         state = point.state
         # A complete file at a call boundary is what a resume may find from then on (this state included).
-        if state.kind != TORN and complete_key(state.content) is not None:
-            latest = parse(state.content)
+        if state.kind != TORN and state.content != latest_content and complete_key(state.content) is not None:
+            latest, latest_content = parse(state.content), state.content
         if point.n not in listed:
             continue
         criterion, message = judge.outcomes.get(point.n, (None, ""))
@@ -145,7 +155,7 @@ def describe(judge, power_graded: bool = False) -> dict | None:
             "n": point.n, "op": point.op, "torn_at": state.torn_at, "kind": _kind(state, judge),
             "group": point.group, "where": point.where, "outcome": "falhou" if criterion else "ok",
             "criterion": criterion, "message": message, "expected": _expected(judge, point, latest),
-            "expected_json": expected_index(_expected_json(judge, point, latest)),
+            "expected_json": expected_index(_expected_json(judge, point, latest, pretty)),
             "disk": disk_index(state.content), "power": power,
         })
     order = list(dict.fromkeys(p["group"] for p in points))
