@@ -7,7 +7,8 @@ Everything else the site needs is done here, on the finished folder, by plain Py
 2. pack the graders and the exercise files into `assets/python/lesson.zip` (the page's Python);
 3. tag every page: whether the service worker is on (a meta tag offline.js reads), every code
    block and row of tabs focusable (it may scroll sideways), code annotations in their final
-   form (code_notes.py) and copy buttons (code_copy.py), the first
+   form (code_notes.py), copy buttons (code_copy.py) and the answers' export areas
+   (export_area.py), the first
    paint's palette (palette_first_paint.js), the theme's script deferred and, on pages with
    exercises, the inline script that starts Python first thing in <head> and the theme's script
    loaded only when the reader reaches for the search (theme_on_demand.js); the theme's inline SVG
@@ -35,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from sitebuild.code_copy import add_copy_buttons
+from sitebuild.export_area import build_export_areas
 from sitebuild.code_notes import render_code_notes
 from sitebuild.exercise_notes import NoteError, strip_notes
 from sitebuild.icon_sprite import sprite_stylesheets
@@ -216,6 +218,7 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
                            == TABLE_BOXED else TABLE_BOX.format(m.group(1)), html)
     html = render_code_notes(html)
     html = add_copy_buttons(html)
+    html = build_export_areas(html)
     # The search is shown from the first paint (lesson.css), before the theme's script names its
     # dialog (a11y.js): named here (axe: aria-dialog-name).
     html = SEARCH_DIALOG.sub(r'\1\2 aria-label="Busca no site">', html)

@@ -173,3 +173,47 @@ def test_the_editor_built_into_the_page_is_where_and_as_tall_as_the_live_one(bro
         assert before["numbers"][:6] == after["numbers"][:6] == ["1", "2", "3", "4", "5", "6"]
         for key in ("help", "criteria", "height"):
             assert abs(before[key] - after[key]) <= 1, (before["id"], key, before[key], after[key])
+
+
+# From the first script that can run (DOMContentLoaded) until the lesson's scripts have mounted
+# everything: every block of the lesson, each frame, with its height; what changed, and when.
+WATCH_BLOCKS = """() => document.addEventListener('DOMContentLoaded', () => {
+  const blocks = [...document.querySelectorAll('article.md-content__inner > *')];
+  const name = (el) => el.tagName + (el.className ? '.' + el.className.split(' ')[0] : '') + (el.id ? '#' + el.id : '');
+  let last = blocks.map((el) => el.getBoundingClientRect().height);
+  window.__blockChanges = [];
+  const tick = () => {
+    const now = blocks.map((el) => el.getBoundingClientRect().height);
+    now.forEach((h, i) => { if (Math.abs(h - last[i]) > 0.5) window.__blockChanges.push([name(blocks[i]), last[i], h]); });
+    last = now;
+    if (!window.__stopWatching) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+})"""
+MOUNTED = """() => document.querySelector('.lesson-export[data-mounted]') && document.querySelector('.torn-demo[data-mounted]')
+  && !document.querySelector('section.exercise:not([data-mounted])')"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_no_block_of_the_lesson_changes_height_when_its_scripts_mount(browser, site_url, width):
+    """The export area, the demo's controls and the editors are built into the page: the lesson's
+    scripts only wire them, so no block of the lesson grows or shrinks under the reader."""
+    context = browser.new_context(viewport={"width": width, "height": 844})
+    try:
+        page = context.new_page()
+        page.add_init_script(f"({WATCH_BLOCKS})()")
+        page.goto(site_url + "licao-2/")
+        # Exercises mount as they near the screen: the reader goes through the whole lesson.
+        for section in page.locator("section.exercise").all():
+            section.scroll_into_view_if_needed()
+            page.wait_for_timeout(300)
+        page.wait_for_function(MOUNTED, timeout=30000)
+        page.wait_for_function("document.querySelectorAll('section.exercise .cm-content').length >= 2", timeout=30000)
+        page.wait_for_timeout(500)
+        changes = page.evaluate("window.__stopWatching = true, window.__blockChanges")
+        assert changes == [], changes
+        # The built controls are the live ones.
+        assert page.locator(".torn-demo__controls button").count() == 1
+        assert page.locator(".lesson-export[data-mounted] input.lesson-export__name").count() >= 1
+    finally:
+        context.close()

@@ -141,10 +141,11 @@ function render(result, host) {
 export function mountDemos(root = document) {
   for (const host of root.querySelectorAll(".torn-demo:not([data-mounted])")) {
     host.dataset.mounted = "true";
-    host.querySelector(".torn-demo__noscript")?.remove();
-    const status = node("p", { class: "torn-demo__status", role: "status", "aria-live": "polite" });
-    const result = node("div", { class: "torn-demo__result" });
-    const button = node("button", { type: "button", class: "md-button md-button--primary" }, "Derrubar cada versão 30 vezes");
+    // Built into the page (docs/licao-2.md), so nothing moves when this runs: only wired here.
+    const status = host.querySelector(".torn-demo__status");
+    const result = host.querySelector(".torn-demo__result");
+    const button = host.querySelector(".torn-demo__controls button");
+    if (!status || !result || !button) continue;
     button.addEventListener("click", async () => {
       const runtime = sharedRuntime();
       button.disabled = true;
@@ -160,6 +161,5 @@ export function mountDemos(root = document) {
         button.focus();
       }
     });
-    host.append(button, status, result);
   }
 }

@@ -97,53 +97,33 @@ export function exportAnswers() {
   return doc;
 }
 
-let exportCount = 0;
-
+// The export areas are built into the page (sitebuild/export_area.py); the script fills the saved
+// values in and wires them, so nothing moves when it runs.
 const FIELDS = {
-  name: { key: "aluno", label: "Seu nome", autocomplete: "name", load: () => storage.loadStudent(),
-    save: (value) => storage.saveStudent(value),
-    hint: "Opcional. Vai no arquivo exportado e no nome dele, para o instrutor saber de quem é; fica guardado neste navegador." },
-  contact: { key: "contato", label: "Seu e-mail ou número de matrícula", autocomplete: "email", load: loadContact,
-    save: saveContact,
-    hint: "Opcional. O mesmo que o instrutor tem na lista da turma (no Moodle, por exemplo): com ele, a nota vai para você." },
+  name: { load: () => storage.loadStudent(), save: (value) => storage.saveStudent(value) },
+  contact: { load: loadContact, save: saveContact },
 };
 
 /** An optional identity field: saved as it is typed, the same in every export area of the site. */
-function identityField(kind) {
+function wireField(input, kind) {
   const field = FIELDS[kind];
-  exportCount += 1;
-  const id = `lesson-export-${field.key}-${exportCount}`;
-  const input = Object.assign(document.createElement("input"), {
-    id, type: "text", name: field.key, autocomplete: field.autocomplete, maxLength: storage.STUDENT_MAX,
-    value: field.load(), className: `lesson-export__${kind}`,
-  });
-  const hint = Object.assign(document.createElement("span"), {
-    id: `${id}-ajuda`, className: "lesson-export__hint", textContent: field.hint,
-  });
-  input.setAttribute("aria-describedby", hint.id);
+  // Typed before the script ran (the field is in the page from the first paint): kept, not replaced.
+  if (input.value) field.save(input.value);
+  else input.value = field.load();
   input.addEventListener("input", () => {
     field.save(input.value);
     // Other export areas of the page show the same value.
     for (const other of document.querySelectorAll(`.lesson-export__${kind}`)) if (other !== input) other.value = input.value;
   });
-  const label = Object.assign(document.createElement("label"), { htmlFor: id, textContent: field.label });
-  const box = Object.assign(document.createElement("p"), { className: "lesson-export__student" });
-  box.append(label, input, hint);
-  return box;
 }
 
 export function mountExport(root = document) {
-  for (const host of root.querySelectorAll(".lesson-export:not([data-mounted])")) {
-    const button = document.createElement("button");
-    button.type = "button";
-    button.className = "md-button";
-    button.textContent = "Exportar respostas";
-    button.addEventListener("click", exportAnswers);
-    const row = document.createElement("p");
-    row.append(button, " ", Object.assign(document.createElement("span"), {
-      textContent: "Baixa um arquivo .json com seu código e suas respostas, para entregar ao instrutor.",
-    }));
-    host.replaceChildren(identityField("name"), identityField("contact"), row);
+  for (const host of root.querySelectorAll(".lesson-export[data-built]:not([data-mounted])")) {
+    for (const kind of Object.keys(FIELDS)) {
+      const input = host.querySelector(`input.lesson-export__${kind}`);
+      if (input) wireField(input, kind);
+    }
+    host.querySelector("button")?.addEventListener("click", exportAnswers);
     host.dataset.mounted = "true";
   }
 }
