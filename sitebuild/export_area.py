@@ -22,7 +22,8 @@ FIELDS = (
 )
 # The longest name or contact the page keeps (storage.js STUDENT_MAX).
 MAX_LENGTH = 120
-BUTTON_ROW = ('<p><button type="button" class="md-button">Exportar respostas</button> <span>Baixa um arquivo .json'
+# Disabled until progress.js has wired them (and filled the saved values in): never an inert control.
+BUTTON_ROW = ('<p><button type="button" class="md-button" disabled>Exportar respostas</button> <span>Baixa um arquivo .json'
               ' com seu código e suas respostas, para entregar ao instrutor.</span></p>')
 
 
@@ -31,7 +32,7 @@ def field(kind: str, key: str, label: str, autocomplete: str, hint: str, number:
     esc = htmllib.escape
     return (f'<p class="lesson-export__student"><label for="{ident}">{esc(label)}</label>'
             f'<input id="{ident}" type="text" name="{key}" autocomplete="{autocomplete}" maxlength="{MAX_LENGTH}"'
-            f' class="lesson-export__{kind}" aria-describedby="{ident}-ajuda">'
+            f' class="lesson-export__{kind}" aria-describedby="{ident}-ajuda" disabled>'
             f'<span id="{ident}-ajuda" class="lesson-export__hint">{esc(hint)}</span></p>')
 
 

@@ -427,12 +427,14 @@ def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, pal
     page = context.new_page()
     try:
         page.goto(site_url)
+        page.wait_for_selector(".lesson-export[data-mounted]")  # built disabled, filled when wired
         field = page.get_by_label("Seu nome", exact=True)
         assert field.input_value() == ""
         name, doc = export(page)
         assert name == "respostas-licao-2.json" and "student" not in doc  # optional: nothing asked first
         field.fill("  Ana Júlia Conceição-D'Ávila 2B ")
         page.reload()
+        page.wait_for_selector(".lesson-export[data-mounted]")
         field = page.get_by_label("Seu nome", exact=True)
         assert field.input_value() == "  Ana Júlia Conceição-D'Ávila 2B "  # kept in this browser, editable
         page.evaluate("code => localStorage.setItem('licao-2/exercicio/nivel-2', JSON.stringify({version: 1, answers: {}, code}))",
@@ -463,6 +465,7 @@ def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, pal
         page.get_by_label("Seu nome", exact=True).fill("x" * 130)
         # The lesson page's export area shows the same name.
         page.goto(site_url + "licao-2/")
+        page.wait_for_selector(".lesson-export[data-mounted]")
         assert page.locator(".lesson-export__name").first.input_value().startswith("x")
         page.locator(".lesson-export__name").first.fill("")
         name, doc = export(page)
@@ -472,6 +475,7 @@ def test_the_student_name_is_asked_once_kept_and_exported(browser, site_url, pal
         _, doc = export(page)
         assert doc["email"] == "ana.souza@usp.br" and "matricula" not in doc
         page.goto(site_url)
+        page.wait_for_selector(".lesson-export[data-mounted]")
         contact = page.get_by_label("Seu e-mail ou número de matrícula")
         assert contact.input_value() == " ana.souza@usp.br "
         contact.fill("2024001")

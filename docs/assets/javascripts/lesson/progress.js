@@ -107,9 +107,8 @@ const FIELDS = {
 /** An optional identity field: saved as it is typed, the same in every export area of the site. */
 function wireField(input, kind) {
   const field = FIELDS[kind];
-  // Typed before the script ran (the field is in the page from the first paint): kept, not replaced.
-  if (input.value) field.save(input.value);
-  else input.value = field.load();
+  input.value = field.load();
+  input.disabled = false;
   input.addEventListener("input", () => {
     field.save(input.value);
     // Other export areas of the page show the same value.
@@ -123,7 +122,9 @@ export function mountExport(root = document) {
       const input = host.querySelector(`input.lesson-export__${kind}`);
       if (input) wireField(input, kind);
     }
-    host.querySelector("button")?.addEventListener("click", exportAnswers);
+    const button = host.querySelector("button");
+    button?.addEventListener("click", exportAnswers);
+    if (button) button.disabled = false;
     host.dataset.mounted = "true";
   }
 }
