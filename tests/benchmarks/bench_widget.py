@@ -104,7 +104,9 @@ STOP_IN_PAGE = """async ([code, timeoutMs]) => {
     });
     observer.observe(summary, { childList: true, characterData: true, subtree: true });
   });
-  const view = section.querySelector(".cm-content").cmView.view;
+  // CodeMirror's own link from its DOM to the view (EditorView.findFromDOM reads the same).
+  const content = section.querySelector(".cm-content");
+  const view = (content.cmTile ?? content.cmView)?.root?.view ?? content.cmView?.view;
   const t0 = performance.now();
   button("Parar").click();
   const stopped = await until(() => summary.textContent.includes("interrompida"));

@@ -1,8 +1,8 @@
 // The one Web Worker that runs Python (Pyodide) for every exercise widget.
-// Protocol: {id, type: "init", interruptBuffer?, snapshot?} -> {id, ok, snapshot?, restored}
+// Protocol: {id, type: "init", interruptBuffer?, snapshot?} -> {id, ok, result: {snapshot?, fresh | restored}}
 //           {id, type: "call", request}                    -> {id, ok, result | error}
 // `request`/`result` are JSON strings handled by graders/web.py; nothing else is shared.
-// A worker named "restore" waits for the snapshot `init` brings ({blob, key, bundle}, made by an
+// A worker named "restore" waits for the snapshot `init` brings ({blob, key, bundle, module}, made by an
 // earlier worker of this page); any other boots at once, from the snapshot IndexedDB keeps
 // (snapshot-store.js) when it fits, else from scratch ("plain": never from IndexedDB). A fresh
 // boot makes a memory snapshot and hands it to the page; a restore that throws boots from scratch.
@@ -30,6 +30,21 @@ self.addEventListener("unhandledrejection", (event) => {
   abortBoot(event.reason instanceof Error ? event.reason : new Error(String(event.reason)));
 });
 
+// The compiled runtime (WebAssembly.Module) travels with the snapshot: a restoring worker
+// instantiates it instead of compiling pyodide.asm.wasm again. Pyodide compiles through
+// instantiateStreaming (emscripten-settings.ts, getInstantiateWasmFunc); both ends wrap it here.
+let compiled = null;
+const instantiateStreaming = WebAssembly.instantiateStreaming;
+WebAssembly.instantiateStreaming = async (source, imports) => {
+  if (compiled) {
+    Promise.resolve(source).then((response) => response.body?.cancel()).catch(() => {});
+    return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
+  }
+  const result = await instantiateStreaming.call(WebAssembly, source, imports);
+  compiled = result.module;
+  return result;
+};
+
 function load(options) {
   const aborted = new Promise((_, reject) => (abortBoot = reject));
   return Promise.race([loadPyodide({ ...OPTIONS, ...options }), aborted]);
@@ -48,7 +63,8 @@ async function bootFresh(bundle) {
   return { pyodide: await load({ _makeSnapshot: true }), bundle: await bundle, made: true };
 }
 
-/** Restore `bytes` (a snapshot); null when Pyodide refuses it (another build, damaged, too big). */
+/** Restore `bytes` (a snapshot, or a promise of one); null when Pyodide refuses it (another build,
+ * damaged, too big) or the promise rejects. */
 async function restore(bytes) {
   try {
     return await load({ _loadSnapshot: bytes });
@@ -65,21 +81,30 @@ async function bootOwn(useStore) {
   bundle.catch(() => {}); // reported by init
   const stored = useStore ? await readSnapshot().catch(() => null) : null;
   if (stored) {
-    const { digest } = await bundle;
-    if (digest && stored.key === snapshotKey(version, digest)) {
-      const bytes = new Uint8Array(await stored.blob.arrayBuffer());
-      if ((await sha256Hex(bytes)) === stored.digest) {
-        const pyodide = await restore(bytes);
-        if (pyodide) return { pyodide, bundle: await bundle, snapshot: { blob: stored.blob, key: stored.key }, stored: true };
-      }
-    }
+    // Pyodide takes the snapshot as a promise: its runtime loads while the bytes are checked.
+    const bytes = checked(stored, bundle);
+    bytes.catch(() => {}); // Pyodide's own await reports it (restore then answers null)
+    const pyodide = await restore(bytes);
+    if (pyodide) return { pyodide, bundle: await bundle, snapshot: { blob: stored.blob, key: stored.key }, stored: true };
   }
   return bootFresh(bundle);
 }
 
+/** The stored snapshot's bytes, if it was made for this Pyodide and these graders and is intact. */
+async function checked(stored, bundle) {
+  const { digest } = await bundle;
+  if (!digest || stored.key !== snapshotKey(version, digest)) throw new Error("snapshot de outra versão");
+  const bytes = new Uint8Array(await stored.blob.arrayBuffer());
+  if ((await sha256Hex(bytes)) !== stored.digest) throw new Error("snapshot corrompido");
+  return bytes;
+}
+
 /** A Python for the page from the page's own snapshot, or from scratch if it fails to restore. */
-async function bootFromSnapshot({ blob, key, bundle }) {
-  const pyodide = await restore(new Uint8Array(await blob.arrayBuffer()));
+async function bootFromSnapshot({ blob, key, bundle, module }) {
+  if (module instanceof WebAssembly.Module) compiled = module;
+  const bytes = blob.arrayBuffer();
+  bytes.catch(() => {}); // Pyodide's own await reports it
+  const pyodide = await restore(bytes);
   if (pyodide) return { pyodide, bundle: { bytes: new Uint8Array(bundle) } };
   return bootFresh(fetchBundle());
 }
@@ -104,6 +129,7 @@ async function init({ interruptBuffer, snapshot }) {
       blob: new Blob([bytes]),
       key: bundle.digest ? snapshotKey(version, bundle.digest) : null,
       bundle: bundle.bytes.slice().buffer,
+      module: compiled,
     };
   } else {
     // Every restore starts with the state the snapshot froze: `random` is seeded afresh from the
@@ -118,7 +144,9 @@ async function init({ interruptBuffer, snapshot }) {
   handle = pyodide.pyimport("graders.web").handle;
   if (made) return { snapshot: made, fresh: true };
   // From IndexedDB: the page keeps that snapshot (a handle on the stored blob) for its next Python.
-  if (boot.stored) return { snapshot: { ...boot.snapshot, bundle: bundle.bytes.slice().buffer }, restored: true, stored: true };
+  if (boot.stored) {
+    return { snapshot: { ...boot.snapshot, bundle: bundle.bytes.slice().buffer, module: compiled }, restored: true, stored: true };
+  }
   return { restored: true };
 }
 
@@ -126,7 +154,14 @@ self.addEventListener("message", async ({ data }) => {
   const { id, type } = data;
   try {
     if (type === "init") {
-      post({ id, ok: true, result: await init(data) });
+      const result = await init(data);
+      try {
+        post({ id, ok: true, result });
+      } catch {
+        // An engine that cannot post a compiled module: the snapshot goes without it.
+        delete result.snapshot.module;
+        post({ id, ok: true, result });
+      }
     } else if (type === "call") {
       post({ id, ok: true, result: handle(data.request) });
     } else {
