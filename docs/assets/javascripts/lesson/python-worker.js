@@ -1,6 +1,7 @@
 // The one Web Worker that runs Python (Pyodide) for every exercise widget.
 // Protocol: {id, type: "init", interruptBuffer?, snapshot?} -> {id, ok, result: {snapshot?, fresh | restored}}
 //           {id, type: "call", request}                    -> {id, ok, result | error}
+//           {id, type: "store", snapshot: {key, blob}}     -> {id, ok, result: stored?}
 // `request`/`result` are JSON strings handled by graders/web.py; nothing else is shared.
 // A worker named "restore" waits for the snapshot `init` brings ({blob, key, bundle, module}, made by an
 // earlier worker of this page); any other boots at once, from the snapshot IndexedDB keeps
@@ -8,7 +9,7 @@
 // boot makes a memory snapshot and hands it to the page; a restore that throws boots from scratch.
 import { loadPyodide, version } from "../../../pyodide/pyodide.mjs";
 import { installFsTap } from "./fstap.js";
-import { readSnapshot, sha256Hex, snapshotKey } from "./snapshot-store.js";
+import { readSnapshot, sha256Hex, snapshotKey, writeSnapshot } from "./snapshot-store.js";
 
 const LESSON_DIR = "/opt/corretor"; // outside the home, which each graded run empties
 const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
@@ -21,6 +22,7 @@ const OPTIONS = {
 // Captured before any Python runs: the graders also keep student code away from `js`.
 const post = self.postMessage.bind(self);
 let handle = null;
+let madeBytes = null; // the snapshot this worker made, kept until the page asks to store it
 
 // Pyodide may give up starting without rejecting loadPyodide (a .wasm that failed to download, for
 // one): that error then surfaces only as an unhandled rejection here, and fails the boot under way.
@@ -125,6 +127,7 @@ async function init({ interruptBuffer, snapshot }) {
     pyodide.runPython("import graders.web, graders.trace.browser");
     // Before any JS module or interrupt buffer: a snapshot keeps no JS object but Pyodide's own.
     const bytes = pyodide.makeMemorySnapshot();
+    madeBytes = bytes;
     made = {
       blob: new Blob([bytes]),
       key: bundle.digest ? snapshotKey(version, bundle.digest) : null,
@@ -150,6 +153,15 @@ async function init({ interruptBuffer, snapshot }) {
   return { restored: true };
 }
 
+/** Keep the page's snapshot for the next visit (IndexedDB), hashed here: on the page, reading 31 MB
+ * back to hash them was a 0.2-0.7 s task on a slowed phone's main thread. The bytes this worker
+ * made are hashed as they are; a restored worker reads the page's blob. */
+async function store({ key, blob }) {
+  const bytes = madeBytes ?? new Uint8Array(await blob.arrayBuffer());
+  madeBytes = null;
+  return writeSnapshot({ key, blob, digest: await sha256Hex(bytes) });
+}
+
 self.addEventListener("message", async ({ data }) => {
   const { id, type } = data;
   try {
@@ -162,6 +174,8 @@ self.addEventListener("message", async ({ data }) => {
         delete result.snapshot.module;
         post({ id, ok: true, result });
       }
+    } else if (type === "store") {
+      post({ id, ok: true, result: await store(data.snapshot) });
     } else if (type === "call") {
       post({ id, ok: true, result: handle(data.request) });
     } else {

@@ -5,7 +5,6 @@
 import { canInterrupt, pythonMissing } from "./capabilities.js";
 import { keepPythonOffline } from "./offline.js";
 import { PythonProcess, RuntimeError } from "./python-process.js";
-import { writeSnapshot } from "./snapshot-store.js";
 
 export { RuntimeError };
 export const DEFAULT_TIME_LIMIT_MS = 10000;
@@ -139,7 +138,11 @@ export class PythonRuntime {
     this.storing = snapshot;
     setTimeout(() => idle(() => {
       // Replaced meanwhile by a newer snapshot: that one is stored instead.
-      if (this.snapshot === snapshot) writeSnapshot(snapshot).catch(() => {});
+      // The worker hashes and writes it (off the main thread); a worker replaced meanwhile drops the
+      // request, and the next visit makes and stores a snapshot again.
+      if (this.snapshot === snapshot && this.process) {
+        this.process.post({ type: "store", snapshot: { key: snapshot.key, blob: snapshot.blob } }).catch(() => {});
+      }
     }), STORE_QUIET_MS);
   }
 

@@ -55,10 +55,11 @@ export async function readSnapshot() {
   return record;
 }
 
-/** Keep `blob` (a snapshot made for `key`) with its digest, replacing any older one. */
-export async function writeSnapshot({ key, blob }) {
+/** Keep `blob` (a snapshot made for `key`) with its digest (computed from the blob when not given),
+ * replacing any older one. The Python worker calls it: hashing 31 MB is no work for a page. */
+export async function writeSnapshot({ key, blob, digest = null }) {
   if (!globalThis.indexedDB || !key) return false;
-  const digest = await sha256Hex(new Uint8Array(await blob.arrayBuffer()));
+  digest ??= await sha256Hex(new Uint8Array(await blob.arrayBuffer()));
   if (!digest) return false;
   await transact("readwrite", (store) => store.put({ key, digest, blob, saved: Date.now() }, RECORD));
   return true;
