@@ -9,8 +9,12 @@ it for the caller (target.resolve: /proc/self is the caller, /tmp the run's own 
 /proc/<pid>/fd/<n> link that descriptor), then opened from "/" with openat2 refusing every symlink
 (resolve already followed them: a folder swapped for a link meanwhile gives ELOOP, never another
 place), by a thread fenced as the run is, so Landlock and the file modes decide what the run may
-read exactly as they decide its own calls. An absolute system path with no link on it skips the
-resolution: opened as it is, with no link allowed, and resolved only when that fails with ELOOP.
+read exactly as they decide its own calls. An absolute path outside /tmp, with no "." or ".." in
+it, is first opened as it is with no link allowed: with no link on it, it names the same thing for
+the caller and for us; with one, that open fails with ELOOP and the path is resolved. Such a path is
+even looked up by the supervisor's main thread, sparing the hand-off, where that thread's answer
+cannot differ from the fenced one (Looks._here): a query outside /proc, or a read inside the run's
+own folders, when the supervisor runs as the run's user with no capability.
 
 Limits: an O_PATH open gives the run a descriptor opened for reading (the kernel installs no O_PATH
 descriptor for a supervisor), so it fails where the file cannot be read; a named pipe is opened
@@ -59,7 +63,7 @@ SELF_LINKS = (b"/proc/self", b"/proc/thread-self")
 
 class Looks:
     """Supervisor mixin: self.looker (lookthread.LookThread in a reduced-mode run), self.reduced,
-    self.code_started."""
+    self.code_started, self.root_names (the roots' paths, bytes)."""
 
     def looks_here(self) -> bool:
         """Whether look-only calls are ours to perform: reduced mode once the student's code started
@@ -70,7 +74,21 @@ class Looks:
 
     def look_open(self, nid, task: Task, dirfd, addr, flags):
         """A read-only or O_PATH open: None once our descriptor is installed in the caller."""
-        return self.looker.call(self._look_open, nid, task, dirfd, addr, flags)
+        flags &= U32
+        if flags & O_PATH:
+            # The kernel installs no O_PATH descriptor for a supervisor (SECCOMP_IOCTL_NOTIF_ADDFD takes
+            # files it can read or write): the run gets one opened for reading, which does the same.
+            flags = os.O_RDONLY | (flags & (os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC))
+        raw = self.read_path(task.tid, addr)
+        full = self._here(task, dirfd, raw, True)
+        if full is not None:
+            # A file of the run's own folders: opened here, without the hand-off (_here says why).
+            fd = _openat2(full, (flags & OPEN_FLAGS) | os.O_NONBLOCK)
+            if fd >= 0:
+                return self._opened(nid, fd, flags)
+            if ctypes.get_errno() != errno.ELOOP:
+                raise Refused(ctypes.get_errno())
+        return self.looker.call(self._look_open, nid, task, dirfd, raw, flags)
 
     def _query(self, nid, task, a, name):
         if name == "chdir" or not self.looks_here():
@@ -82,12 +100,14 @@ class Looks:
         if flags & AT_SYMLINK_NOFOLLOW:
             follow = False
         raw = self.read_path(task.tid, a[pathpos])
-        if self.looker.same_rights and _plain(raw) and not raw.lstrip(b"/").startswith(b"proc"):
+        dirfd = a[dirpos] if dirpos is not None else AT_FDCWD
+        full = self._here(task, dirfd, raw, False)
+        if full is not None:
             # Answered here, without the hand-off: Landlock does not fence these calls (stat, access,
             # readlink, statfs, xattr reads; O_PATH opens are not checked either) outside /proc, and
-            # this thread has the run's uid, groups and no capability (looker.same_rights), so the
-            # file modes give the same answer. Measured: ~0.1 ms less per call on a busy machine.
-            fd = _openat2(raw, O_PATH | (0 if follow else os.O_NOFOLLOW))
+            # this thread has the run's uid, groups and no capability, so the file modes give the
+            # same answer. Measured: ~65 us a stat here against ~185 us through the thread.
+            fd = _openat2(full, O_PATH | (0 if follow else os.O_NOFOLLOW))
             if fd >= 0:
                 try:
                     return self._answer(task, a, name, fd, flags) if self.valid(nid) else None
@@ -95,24 +115,47 @@ class Looks:
                     os.close(fd)
             if ctypes.get_errno() != errno.ELOOP:
                 raise Refused(ctypes.get_errno())
-        dirfd = a[dirpos] if dirpos is not None else AT_FDCWD
         return self.looker.call(self._look_query, nid, task, a, name, dirfd, raw, flags, follow)
+
+    def _here(self, task, dirfd, raw: bytes, reads: bool) -> bytes | None:
+        """The absolute path this (main) thread may look up itself for the caller, or None for the look
+        thread: only where this thread has the run's rights (looker.same_rights), the path needs no
+        resolution once no link lies on it (_plain), is outside /proc (Landlock scopes /proc/<pid>
+        to the run's own processes) and, for a read (`reads`), lies in a root, where the run's
+        Landlock ruleset grants every right (the file modes alone decide there, as here)."""
+        if not self.looker.same_rights or not raw:
+            return None
+        if raw.startswith(b"/"):
+            full = raw
+        elif s32(dirfd) == AT_FDCWD:
+            try:
+                base = os.readlink(f"/proc/{task.tid}/cwd")
+            except OSError:
+                return None
+            if not base.startswith("/") or base.endswith(" (deleted)"):
+                return None
+            full = base.rstrip("/").encode("utf-8", "surrogateescape") + b"/" + raw
+        else:
+            return None
+        if not _plain(full) or full.lstrip(b"/").startswith(b"proc"):
+            return None
+        if reads and not any(full == r or full.startswith(r + b"/") for r in self.root_names):
+            return None
+        return full
 
     # in the look thread -------------------------------------------------------------------------
 
-    def _look_open(self, nid, task, dirfd, addr, flags):
-        flags &= U32
-        raw = self.read_path(task.tid, addr)
-        if flags & O_PATH:
-            # The kernel installs no O_PATH descriptor for a supervisor (SECCOMP_IOCTL_NOTIF_ADDFD takes
-            # files it can read or write): the run gets one opened for reading, which does the same.
-            flags = os.O_RDONLY | (flags & (os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC))
-        how = flags & OPEN_FLAGS
-        fd = self.look_fd(task, dirfd, raw, how | os.O_NONBLOCK, not flags & os.O_NOFOLLOW, note=True)
+    def _look_open(self, nid, task, dirfd, raw: bytes, flags):
+        fd = self.look_fd(task, dirfd, raw, (flags & OPEN_FLAGS) | os.O_NONBLOCK, not flags & os.O_NOFOLLOW,
+                          note=True)
+        return self._opened(nid, fd, flags)
+
+    def _opened(self, nid, fd: int, flags: int):
+        """Our descriptor handed to the caller (SECCOMP_IOCTL_NOTIF_ADDFD)."""
         if not self.valid(nid):
             os.close(fd)
             return None
-        if not how & os.O_NONBLOCK:
+        if not flags & os.O_NONBLOCK:
             # Opened without waiting (a named pipe with no writer would stop the supervisor): the
             # descriptor the run gets blocks as it asked.
             os.set_blocking(fd, True)

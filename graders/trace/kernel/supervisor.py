@@ -70,6 +70,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         if reduced and self.tmp_root is not None and self.tmp_root[1] != "/tmp":
             self.tmp_private = self.tmp_root[1].strip("/").split("/")
         self.tmp_tails = [r[1].strip("/").split("/")[1:] for r in self.roots if r[1].startswith("/tmp/")]
+        self.root_names = tuple(r[1].encode("utf-8", "surrogateescape") for r in self.roots)
         self.tmp_hit = False
         self.setup = {"source": source, "filename": filename, "job": job}
         self.agent = AgentServer(self._record)
