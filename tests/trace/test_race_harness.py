@@ -11,9 +11,9 @@ and decides nothing: under bubblewrap a read-only open is continued on its flags
 decided before its path is read; the path it then reads feeds only the report's "inspeciona o
 corretor" hint (graders/trace/kernel/reads.py), never a verdict. In reduced mode, once the student's
 code has started, every call that only looks at a path (a read-only open, stat, access, readlink...)
-is performed by the supervisor on the path it copied, in a thread fenced as the run is
-(graders/trace/kernel/looks.py): none is continued (tests/adversarial/test_adv_look_race.py flips
-their paths)."""
+is performed by the supervisor on the path it copied, in a thread fenced as the run is or where
+that thread's answer cannot differ (graders/trace/kernel/looks.py): none is continued
+(tests/adversarial/test_adv_look_race.py flips their paths)."""
 
 from __future__ import annotations
 
