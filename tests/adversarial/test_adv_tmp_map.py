@@ -1,5 +1,6 @@
 """The run's /tmp in both modes: under bubblewrap a tmpfs of its own, in reduced mode the run's own
-temp folder standing in for the machine's /tmp (graders/trace/kernel/tmpmap.py). One probe names
+temp folder standing in for the machine's /tmp (graders/trace/kernel/target.py maps the names,
+graders/trace/kernel/looks.py performs the calls that only look, in a thread fenced as the run is). One probe names
 /tmp every way we know (absolute, `..`, a folder descriptor, O_PATH and /proc/self/fd, a link inside
 it pointing out, renameat2 and link across, a path flipped by another thread during the call) and
 reports what it saw; the two modes must see the same, and the machine's /tmp, checked from outside,
@@ -120,16 +121,20 @@ def save_checkpoint(state):
                                                             write(OUT, "fora"))[1])
     probe("link_dentro_aponta_para_fora_leitura", lambda: (os.symlink("../usr/lib/os-release", OUT + "-le"),
                                                             len(read(OUT + "-le")) > 0)[1])
-    probe("chdir_tmp", lambda: (os.chdir("/tmp"), os.chdir(os.environ["HOME"]), "ok")[2])
+    probe("chdir_tmp", lambda: (os.chdir("/tmp"), os.getcwd(), sorted(os.listdir(".")), os.path.exists("isca-" + TOKEN),
+                                os.chdir(os.environ["HOME"]))[1:4])
+    probe("chdir_pasta_feita_a_mao", lambda: (os.makedirs("/tmp/c-" + TOKEN), os.chdir("/tmp/c-" + TOKEN),
+                                              os.chdir(os.environ["HOME"]), "ok")[3])
+    probe("apaga_pasta_feita_a_mao", lambda: (shutil.rmtree("/tmp/c-" + TOKEN), "ok")[1])
     probe("flip_escrita", lambda: sum(flipped(DECOY.encode(), OTHER.encode(), open_write)) > 0)
     probe("flip_leitura_vazou", lambda: any(@@SECRET@@ in text for text in
                                             flipped(b"/usr/lib/os-release", DECOY.encode(), open_read)))
     print("TMPMAP " + json.dumps(seen, sort_keys=True))
 '''
-# What reduced mode answers differently, and why (README, "O mesmo disco nos dois modos"): a link
-# inside /tmp pointing out of it is not followed, and chdir into /tmp is refused (the supervisor
-# cannot move the run's working folder into its temp folder for it).
-DIFFERENT = {"link_dentro_aponta_para_fora_leitura", "chdir_tmp"}
+# What reduced mode answers differently, and why (README, "O mesmo disco nos dois modos"): chdir is
+# the kernel's (the supervisor cannot move another process's working folder), so a folder made by
+# hand under /tmp, which exists only in the run's own temp folder, is not found by it.
+DIFFERENT = {"chdir_pasta_feita_a_mao"}
 
 
 @pytest.fixture(scope="module")
@@ -164,7 +169,7 @@ def seen(decoy):
         now = path.stat()
         assert path.read_text() == SECRET and (now.st_size, now.st_mtime_ns, now.st_ino) == (
             before.st_size, before.st_mtime_ns, before.st_ino), mode
-        for name in (f"outro-{token}", f"fora-{token}", f"d-{token}"):
+        for name in (f"outro-{token}", f"fora-{token}", f"d-{token}", f"c-{token}"):
             assert not os.path.lexists(Path("/tmp") / name), (mode, name)
     return out
 
@@ -194,13 +199,15 @@ def test_both_modes_see_the_same_tmp(seen):
     assert same == {k: v for k, v in reduced.items() if k not in DIFFERENT}
 
 
-def test_what_reduced_mode_refuses_says_why(seen):
+def test_what_reduced_mode_answers_differently_and_why(seen):
     got, trace = seen["reduced"]
     assert got["link_dentro_aponta_para_fora_escrita"] == "EACCES"  # outside the roots: both modes
-    assert got["link_dentro_aponta_para_fora_leitura"] == "EACCES" and got["chdir_tmp"] == "EACCES", got
     messages = [e.payload["message"] for e in trace.events if e.kind == "refused"]
-    assert any("link dentro de /tmp" in m for m in messages) and any("chdir" in m or "/tmp escrita à mão" in m
-                                                                     for m in messages), messages
+    assert any("fora das pastas de trabalho" in m for m in messages), messages
+    # A link inside /tmp pointing out of it is followed by the fenced look thread, as the kernel
+    # follows it under bubblewrap; chdir into /tmp works and later names are mapped from there.
+    assert got["link_dentro_aponta_para_fora_leitura"] is True, got
+    assert got["chdir_tmp"][0] == "/tmp" and got["chdir_tmp"][2] is True, got
+    assert got["chdir_pasta_feita_a_mao"] == "ENOENT" and got["apaga_pasta_feita_a_mao"] == "ok", got
     if "isolated" in seen:
-        assert seen["isolated"][0]["link_dentro_aponta_para_fora_leitura"] is True
-        assert seen["isolated"][0]["chdir_tmp"] == "ok"
+        assert seen["isolated"][0]["chdir_pasta_feita_a_mao"] == "ok"

@@ -6,14 +6,14 @@ If the supervisor ever let the kernel re-read a checked argument (SECCOMP_USER_N
 the flipped name would be acted on untraced and these checks fail (seen by putting CONTINUE back for
 mutations outside the roots: 10 of the 12 families fail under bubblewrap, chmod in reduced mode).
 The supervisor also refuses, by construction, to continue a call whose handling read the caller's
-memory: the last test checks that guard on its own. Two exceptions, neither of which changes the disk:
-a read-only open is continued on its flags register alone, decided before its path is read; the path
-it then reads feeds only the report's "inspeciona o corretor" hint (graders/trace/kernel/reads.py),
-never a verdict. And in reduced mode a call that only looks at a path (a read-only open, stat,
-access, readlink...) is continued after its path was read when that path does not lead into /tmp
-(graders/trace/kernel/tmpmap.py): a flipped path then makes the kernel read something else, which
-Landlock fences as it would the same call made directly (tests/adversarial/test_adv_tmp_map.py
-flips one towards the machine's /tmp)."""
+memory: the last tests check that guard on its own. One exception, which changes nothing on disk
+and decides nothing: under bubblewrap a read-only open is continued on its flags register alone,
+decided before its path is read; the path it then reads feeds only the report's "inspeciona o
+corretor" hint (graders/trace/kernel/reads.py), never a verdict. In reduced mode, once the student's
+code has started, every call that only looks at a path (a read-only open, stat, access, readlink...)
+is performed by the supervisor on the path it copied, in a thread fenced as the run is or where
+that thread's answer cannot differ (graders/trace/kernel/looks.py): none is continued
+(tests/adversarial/test_adv_look_race.py flips their paths)."""
 
 from __future__ import annotations
 
@@ -85,7 +85,7 @@ def box(request):
 @pytest.fixture
 def decoys():
     """A host folder outside every root: the reduced-mode run can name it; isolated runs cannot see it.
-    Not under /tmp: there reduced mode shows the run its own temp folder instead (tmpmap.py)."""
+    Not under /tmp: there reduced mode shows the run its own temp folder instead (target.resolve)."""
     shm = "/dev/shm" if os.access("/dev/shm", os.W_OK) else "/var/tmp"
     folder = Path(tempfile.mkdtemp(prefix="corrida-", dir=shm)) / "fora"
     folder.mkdir()
@@ -268,12 +268,65 @@ def test_a_call_decided_on_target_memory_is_never_continued(tmp_path, monkeypatc
     sup.handle(raw)
     assert answers[-1] == (0, 0, FLAG_CONTINUE)
 
-    # "continue_read" (reduced mode's /tmp, tmpmap.py) is for calls that only look at a path: a
-    # mutation handler that answers it is refused all the same.
-    sup.handlers[nr] = lambda nid, task, args: (sup.read_path(task.tid, args[0]), "continue_read")[1]
-    sup.handle(raw)
-    assert answers[-1] == (0, errno.EACCES, 0)
-    looks = syscall_nr("stat")
-    sup.handlers[looks] = sup.handlers[nr]
-    sup.handle(NOTIF.pack(8, os.getpid(), 0, looks, 0xC000003E, 0, ctypes.addressof(path), 0, 0, 0, 0, 0))
-    assert answers[-1] == (0, 0, FLAG_CONTINUE)
+
+
+def test_no_handler_can_hand_a_checked_path_back_to_the_kernel():
+    """The answer that let the kernel re-read a path the supervisor had looked at is gone."""
+    kernel = HERE.parents[1] / "graders" / "trace" / "kernel"
+    for source in kernel.glob("*.py"):
+        assert "continue_read" not in source.read_text(), source.name
+
+
+def test_look_only_calls_after_the_code_started_are_never_continued(tmp_path, monkeypatch):
+    """Reduced mode, after the runner asked for the student's code: stat, access, readlink, statfs
+    and read-only opens are answered by the supervisor (a value, an error, or a descriptor), never
+    with SECCOMP_USER_NOTIF_FLAG_CONTINUE; chdir is continued without anything being read."""
+    import ctypes
+
+    from graders.trace.kernel.seccomp import FLAG_CONTINUE, NOTIF
+    from graders.trace.kernel.supervisor import Supervisor
+
+    work, tmp = tmp_path / "w", tmp_path / "t"
+    work.mkdir()
+    tmp.mkdir()
+    (work / "f").write_text("dentro")
+    os.symlink("f", work / "elo")
+    sup = Supervisor([("work", str(work)), ("tmp", str(tmp))], reduced=True, source="", filename="x.py", job={})
+    sup.code_started = True
+    answers = []
+    monkeypatch.setattr(sup, "respond", lambda nid, value=0, error=0, flags=0: answers.append((nid, value, error, flags)))
+    monkeypatch.setattr(sup, "valid", lambda nid: True)  # no listener here: every caller is alive
+    installed = []  # (nid, our descriptor's path): what SECCOMP_IOCTL_NOTIF_ADDFD would install
+
+    def install(nid, fd, flags):
+        installed.append((nid, os.readlink(f"/proc/self/fd/{fd}")))
+        os.close(fd)
+        sup.respond(nid, value=1000)
+
+    monkeypatch.setattr(sup, "_install", install)
+    out = ctypes.create_string_buffer(4096)
+    paths = {name: ctypes.create_string_buffer(name.encode()) for name in
+             (str(work / "f"), str(work / "elo"), "/usr", "/etc/hostname", "/tmp/nada", "/proc/self/status")}
+    calls = []
+    for path, buf in paths.items():
+        address = ctypes.addressof(buf)
+        calls += [("stat", [address, ctypes.addressof(out)]), ("lstat", [address, ctypes.addressof(out)]),
+                  ("access", [address, os.R_OK]), ("readlink", [address, ctypes.addressof(out), 100]),
+                  ("statfs", [address, ctypes.addressof(out)]),
+                  ("newfstatat", [AT_FDCWD & 0xFFFFFFFF, address, ctypes.addressof(out), 0]),
+                  ("openat", [AT_FDCWD & 0xFFFFFFFF, address, os.O_RDONLY, 0]),
+                  ("openat", [AT_FDCWD & 0xFFFFFFFF, address, O_PATH, 0])]
+    for nid, (name, args) in enumerate(calls, 1):
+        args = args + [0] * (6 - len(args))
+        sup.handle(NOTIF.pack(nid, os.getpid(), 0, syscall_nr(name), 0xC000003E, 0, *args))
+    assert {a[0] for a in answers} == set(range(1, len(calls) + 1))  # every call answered
+    assert not [a for a in answers if a[3] & FLAG_CONTINUE], [calls[a[0] - 1][0] for a in answers if a[3]]
+    stats = [a for a in answers if calls[a[0] - 1][0] == "stat" and a[2] == 0]
+    assert len(stats) == 5  # all but /tmp/nada (the run's own /tmp has no such name)
+    opened = {calls[nid - 1][1][1]: name for nid, name in installed}
+    assert opened[ctypes.addressof(paths[str(work / "elo")])] == str(work / "f")
+    assert opened[ctypes.addressof(paths["/proc/self/status"])] == f"/proc/{os.getpid()}/status"
+    chdir = ctypes.create_string_buffer(b"/tmp")
+    sup.handle(NOTIF.pack(99, os.getpid(), 0, syscall_nr("chdir"), 0xC000003E, 0, ctypes.addressof(chdir),
+                          0, 0, 0, 0, 0))
+    assert answers[-1] == (99, 0, 0, FLAG_CONTINUE) and not sup.read_target

@@ -1,4 +1,4 @@
-"""How reduced mode's supervisor names /tmp (graders/trace/kernel/target.py, tmpmap.py), checked on
+"""How reduced mode's supervisor names /tmp (graders/trace/kernel/target.py), checked on
 the resolution alone: every route into the machine's /tmp lands in the run's temp folder, the run's
 own folders keep their real names even when they lie under /tmp (a machine without /dev/shm), and
 bubblewrap mode maps nothing (its /tmp is already the run's)."""
@@ -51,7 +51,7 @@ def test_the_parent_of_the_runs_tmp_is_the_root(folders):
     assert _resolve(sup, "/tmp/../etc/passwd") == ("/etc", "passwd")
     assert _resolve(sup, tmp + "/../../etc/passwd") == ("/etc", "passwd")
     os.symlink("../etc/hostname", os.path.join(tmp, "fora"))
-    assert _resolve(sup, "/tmp/fora") == ("/etc", "hostname")  # out of it: tmpmap refuses to follow
+    assert _resolve(sup, "/tmp/fora") == ("/etc", "hostname")  # out of it: followed, the fenced look thread opens it
 
 
 def test_the_runs_folders_keep_their_real_names(folders):

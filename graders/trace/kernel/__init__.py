@@ -8,10 +8,11 @@ comes to one `Supervisor`, which reads the caller (`target`), then emulates the 
 or refuses it (`refusals`), and answers. It lets the kernel run a call itself only when its decision
 read no memory of the caller's (the kernel would read the arguments again): a read-only open is let
 through on its flags alone, its path read afterwards only to note a sign of the grader for the
-report (`reads`). In reduced mode the run's own temp folder stands in for the machine's /tmp
-(`tmpmap`: names are mapped in `target.resolve`, and calls that only look at a path are answered from
-that folder when it leads into /tmp, let through elsewhere). `server` is the same
-supervisor as a long-lived server inside the CLI's sandbox.
+report (`reads`). In reduced mode the run's own temp folder stands in for the machine's /tmp (names
+are mapped in `target.resolve`), and once the student's code has started every call that only looks
+at a path is performed by the supervisor on its copy of the path (`looks`), in a thread fenced as the
+run is, from which the run's child is also forked (`lookthread`). `server` is the same supervisor as a
+long-lived server inside the CLI's sandbox.
 """
 
 from .run import prepare_supervisor, run_traced

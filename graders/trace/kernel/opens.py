@@ -24,8 +24,8 @@ class Opens:
 
     def _open_common(self, nid, task: Task, dirfd, path_addr, flags, mode):
         flags &= U32
-        if self.tmp_private and self.code_started and (flags & O_PATH or not flags & WRITE_BITS):
-            return self.open_through_tmp(nid, task.tid, dirfd, path_addr, flags)  # reduced mode's /tmp
+        if self.looks_here() and (flags & O_PATH or not flags & WRITE_BITS):
+            return self.look_open(nid, task, dirfd, path_addr, flags)  # performed on our copy (looks.py)
         if flags & O_PATH:
             # The kernel drops every other flag of an O_PATH open: it writes nothing and the
             # decision reads no target memory, so the kernel may run it (path read only once, there).

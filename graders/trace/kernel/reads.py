@@ -2,12 +2,12 @@
 path noted when it is one of the grader's visible signs (/proc, a container's marker files), for the
 class report's "inspeciona o corretor" hint. A hint only: it never changes a call's answer or a grade.
 
-The answer (SECCOMP_USER_NOTIF_FLAG_CONTINUE) is fixed by the flags register before the path is read,
-so the kernel's own second reading of the path decides nothing of ours. The note is what the path
-held when the supervisor looked: a program that rewrites its own path from another task during the
-call can hide a read from the hint (never from a fence: reads are fenced by bubblewrap or Landlock).
-In reduced mode, once the student's code has started, a read-only open goes to the open handler
-instead, which looks at its path for /tmp (tmpmap.py) and notes the hint there.
+Under bubblewrap the answer (SECCOMP_USER_NOTIF_FLAG_CONTINUE) is fixed by the flags register before
+the path is read, so the kernel's own second reading of the path decides nothing of ours. The note is
+what the path held when the supervisor looked: a program that rewrites its own path from another task
+during the call can hide a read from the hint (never from a fence: bubblewrap fences reads).
+In reduced mode, once the student's code has started, a read-only open is performed by the supervisor
+on the path it copied (looks.py), which notes the hint from that same copy.
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ for _bit in WRITE_OPEN_BITS:
 SIGN_PREFIXES = (b"/proc", b"/sys/fs/cgroup", b"/.dockerenv", b"/run/.containerenv", b"/var/run/.containerenv",
                  b"/etc/mtab")
 MARKERS = ("/.dockerenv", "/run/.containerenv")
+# The resolved paths sign_of can show (/var/run and /etc/mtab lead to these once their links are followed).
+SHOWN_PREFIXES = ("/proc", "/sys/fs/cgroup", "/.dockerenv", "/run/.containerenv")
 MAX_PATHS = 50  # distinct paths kept per run (the count goes on)
 
 
@@ -50,8 +52,8 @@ class Reads:
         dirfd_arg, path_arg, flags_arg = self.open_calls[nr]
         if args[flags_arg] & U32 & WRITE_BITS:
             return False
-        if self.tmp_private and self.code_started:
-            return False  # /tmp may be named: the open handler looks at the path (tmpmap.py)
+        if self.reduced and self.code_started:
+            return False  # performed by the supervisor on its copy of the path (looks.py)
         # Before the runner asks for the student's code, every open is the interpreter's own start.
         if self.code_started:
             self.note_probe(tid, AT_FDCWD if dirfd_arg is None else args[dirfd_arg], args[path_arg])
@@ -72,10 +74,19 @@ class Reads:
             where = self.resolve(task, dirfd, raw, True)
             if where[0] == "fd":
                 return  # /proc/<pid>/fd/<n>: one of the run's own files, reopened
-            shown = sign_of(where[0].rstrip("/") + "/" + where[1] if where[1] != "." else where[0], task.tgid)
+            self.note_sign(task, where[0].rstrip("/") + "/" + where[1] if where[1] != "." else where[0])
         except (Refused, OSError, ValueError):
             return
         except Exception:  # noqa: BLE001 - a hint must never cost a run: a surprise here notes nothing
+            return
+
+    def note_sign(self, task, full: str):
+        """Count `full` (a resolved path the run opened for reading) when it shows the grader."""
+        if not full.startswith(SHOWN_PREFIXES):
+            return  # sign_of would say None; skipped before it asks for the caller's tgid
+        try:
+            shown = sign_of(full, task.tgid)
+        except (Refused, ValueError):
             return
         if shown is not None and (shown in self.probes or len(self.probes) < MAX_PATHS):
             self.probes[shown] = self.probes.get(shown, 0) + 1

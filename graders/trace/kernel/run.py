@@ -16,6 +16,7 @@ from ..ops import Trace
 from .channel import OUTPUT_KEEP
 from . import landlock
 from .errors import Stop
+from .lookthread import LookThread
 from .linux import PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, libc
 from .seccomp import (NOTIF, NOTIF_RECV, NOTIF_SET_FLAGS, SYNC_WAKE_UP, NR_SECCOMP, SECCOMP_FILTER_FLAG_NEW_LISTENER,
                       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, SECCOMP_SET_MODE_FILTER, filter_program)
@@ -100,15 +101,23 @@ def _high_fd(fd: int) -> int:
 def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, home: str | None = None,
                env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
                reduced: bool = False, kill_all: bool = False, caps: dict | None = None,
-               control: int | None = None, landlock_fd: int | None = None) -> Trace:
+               control: int | None = None, landlock_fd: int | None = None,
+               looker: LookThread | None = None) -> Trace:
     """One run of `job` under the tap. `work`, `tmp` (and `home`) are the roots; reduced=True refuses
     every mutation outside them (no sandbox around us); kill_all=True when we are alone in a PID
     namespace with the run (bwrap): at the end everything but us and init is killed. `control`: the
     socket of whoever asked for the run; it is silent until the answer, so any sign on it means the
     asker is gone, and the run is killed at once rather than left to its time limit. `landlock_fd`:
-    a ruleset (landlock.ruleset) the child restricts itself with before exec."""
+    a ruleset (landlock.ruleset) the child restricts itself with before exec. `looker`: reduced mode's
+    fenced look thread (lookthread.py), kept by a server across runs; made for this run when None. In
+    reduced mode the child is forked from it, so the child's Landlock domain nests in the thread's."""
     roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else [])
     sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
+    own_looker = None
+    if reduced:
+        if looker is None:
+            looker = own_looker = LookThread(landlock_fd)
+        sup.looker = looker
     root_list = sup.roots_out()
     trace = Trace(root_list)
     out_r, out_w = os.pipe()
@@ -119,9 +128,12 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     st = os.fstat(theirs_fd)
     sup.chan_key = (st.st_dev, st.st_ino)
     deadline = time.monotonic() + timeout
-    pid = os.fork()
-    if pid == 0:
-        _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd)
+    if reduced:
+        pid = looker.fork(lambda: _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd))
+    else:
+        pid = os.fork()
+        if pid == 0:
+            _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd)
     sup.child_pgid = pid
     os.close(out_w)
     os.close(theirs_fd)
@@ -157,6 +169,8 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
                 except OSError:
                     pass
         ours.close()
+        if own_looker is not None:
+            own_looker.close()
     if end == "exit" and status is not None and os.WIFSIGNALED(status):
         end, trace.code = "signal", os.WTERMSIG(status)
     elif end == "exit" and status is not None:

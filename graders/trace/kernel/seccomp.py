@@ -125,8 +125,9 @@ ERRNO_REDUCED = {"setsid": errno.EPERM, "setpgid": errno.EPERM}
 METADATA = ("chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes",
             "utimensat", "futimesat", "fchmod", "fchown", "setxattr", "lsetxattr", "fsetxattr",
             "removexattr", "lremovexattr", "fremovexattr")
-# Reduced mode only: calls that look at a path, answered from the run's own temp folder when the
-# path leads into /tmp (tmpmap.py). With AT_EMPTY_PATH, newfstatat and statx are fstat: not notified.
+# Reduced mode only: calls that look at a path, performed by the supervisor once the student's code
+# has started (looks.py), so /tmp names the run's own temp folder. With AT_EMPTY_PATH, newfstatat and
+# statx are fstat: not notified.
 LOOKS = ("stat", "lstat", "newfstatat", "statx", "access", "faccessat", "faccessat2", "readlink", "readlinkat",
          "statfs", "chdir", "getxattr", "lgetxattr", "listxattr", "llistxattr")
 AT_EMPTY_PATH = 0x1000

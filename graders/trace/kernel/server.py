@@ -10,6 +10,7 @@ import socket
 from ..ops import to_json
 from ..removal import empty_folder
 from . import landlock
+from .lookthread import LookThread
 from .pid1 import become_init
 from .run import prepare_supervisor, run_traced
 
@@ -53,6 +54,7 @@ def serve(pid1: bool = False):
     control = socket.socket(fileno=0)
     reader = control.makefile("rb")
     config = None
+    looker = None
     while True:
         line = reader.readline(1 << 26)
         if not line:
@@ -65,6 +67,14 @@ def serve(pid1: bool = False):
                 rules = command["landlock"]
                 fence = landlock.ruleset(rules["read"], rules["write"], rules["devices"], rules.get("listable", []))
             config["landlock_fd"] = fence[0] if fence else None
+            if command.get("reduced") and looker is None:
+                # One fenced thread for every run of this server: it performs the look-only calls
+                # and forks each run's child (lookthread.py). It cannot fence itself: no server.
+                try:
+                    looker = LookThread(config["landlock_fd"])
+                except OSError:
+                    control.sendall((json.dumps({"ok": False}) + "\n").encode("utf-8"))
+                    break
             reply = json.dumps({"ok": True, "landlock": fence[1] if fence else None, "uid": os.getuid()})
         elif command.get("cmd") == "run" and config is not None:
             roots = [p for p in (config.get("home"), config["work"], config["tmp"]) if p]
@@ -76,7 +86,7 @@ def serve(pid1: bool = False):
                                python=config["python"], reduced=bool(config.get("reduced")),
                                kill_all=bool(config.get("kill_all")),
                                caps=command.get("caps") if isinstance(command.get("caps"), dict) else None,
-                               control=control.fileno(), landlock_fd=config["landlock_fd"])
+                               control=control.fileno(), landlock_fd=config["landlock_fd"], looker=looker)
             wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
             reply = to_json(trace)
         else:

@@ -17,29 +17,31 @@ from .channel import FLOOD_LIMIT
 from .channel import Channel
 from .durability import Durability
 from .errors import Refused, Stop, errno_name
-from .linux import O_PATH, RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, U32, OpenHow, libc
+from .linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, OpenHow, libc
 from .copies import Copies
 from .mappings import Mappings
 from .metadata import Metadata
 from .names import Names
 from .opens import Opens
-from .reads import WRITE_BITS, Reads, open_calls
+from .reads import Reads, open_calls
 from .refusals import Checks
 from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls
 from .target import Task, TargetAccess
-from .tmpmap import QUERIES, TmpMap
+from .looks import QUERIES, Looks
+from .lookthread import Direct
 from .writes import Writes
 
 MAX_FINAL = 4 << 20
 
 
-class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Names, Durability, Mappings,
+class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Names, Durability, Mappings,
                  Metadata, Checks):
     """One run's listener. Each notified call goes to the method `_on_<call>` of one of the mixins;
     it returns the value to answer, "continue" (the kernel runs the call itself: only where the
-    decision read no target memory, since the kernel reads pointer arguments again), "continue_read"
-    (the same for a call that only looks at a path, decided on it: tmpmap.py says why), "pending"
-    (answered later), or None (already answered), or raises Refused / Stop."""
+    decision read no target memory, since the kernel reads pointer arguments again; a handler that
+    read any is refused instead), "pending" (answered later), or None (already answered), or raises
+    Refused / Stop. In reduced mode the calls that only look at a path are performed, once the
+    student's code has started, by the fenced look thread (`looker`, looks.py)."""
 
     def __init__(self, roots, *, reduced: bool, source: str, filename: str, job: dict, caps: dict | None = None):
         self.reduced = reduced
@@ -61,14 +63,14 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Na
         self.root_devs = {r[3] for r in self.roots}
         # The roots themselves, by inode: a run may neither move nor remove nor replace one (names.py).
         self.root_keys = {(os.fstat(r[2]).st_dev, os.fstat(r[2]).st_ino) for r in self.roots}
-        # Reduced mode: the run's temp folder answers for /tmp (tmpmap.py); the names by which the
+        # Reduced mode: the run's temp folder answers for /tmp (target.resolve); the names by which the
         # roots themselves are reached are never mapped.
         self.tmp_root = next((r for r in self.roots if r[0] == "tmp"), None)
         self.tmp_private = None
         if reduced and self.tmp_root is not None and self.tmp_root[1] != "/tmp":
             self.tmp_private = self.tmp_root[1].strip("/").split("/")
         self.tmp_tails = [r[1].strip("/").split("/")[1:] for r in self.roots if r[1].startswith("/tmp/")]
-        self.root_prefixes = tuple(r[1].encode("utf-8", "surrogateescape") for r in self.roots)
+        self.root_names = tuple(r[1].encode("utf-8", "surrogateescape") for r in self.roots)
         self.tmp_hit = False
         self.setup = {"source": source, "filename": filename, "job": job}
         self.agent = AgentServer(self._record)
@@ -93,6 +95,9 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Na
         self.probes: dict[str, int] = {}  # grader signs the run opened for reading (Reads)
         self.open_calls = open_calls()
         self.look_calls = {nr for nr, name in handled_calls().items() if name in QUERIES}
+        # Where look-only calls are performed (looks.py): run_traced gives a reduced-mode run its
+        # fenced thread; a supervisor driven on its own (unit tests) performs them in place.
+        self.looker = Direct()
 
     # nodes and events
 
@@ -184,7 +189,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Na
         if nr in self.open_calls and self.let_read_through(nid, tid, nr, args):
             return  # read-only: let through on its flags (reads.py); nothing on disk changes
         if nr in self.look_calls and not self.code_started:
-            # A path looked at by the interpreter's own start: no student code yet (tmpmap.py).
+            # A path looked at by the interpreter's own start: no student code yet, nothing read.
             self.respond(nid, flags=FLAG_CONTINUE)
             return
         handler = self.handlers.get(nr)
@@ -196,12 +201,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Na
             if handler is None:
                 raise Refused(errno.ENOSYS)
             result = handler(nid, task, args)
-            if result == "continue_read":
-                if not self._only_looks(nr, args):
-                    raise Refused(errno.EACCES, handled_calls().get(nr, str(nr)), "o corretor leu os argumentos "
-                                  "desta chamada na memória do programa e não deixa o kernel lê-los de novo")
-                result = "continue"
-            elif result == "continue" and self.read_target:
+            if result == "continue" and self.read_target:
                 # Never let the kernel read again what we decided on (seccomp_unotify(2)).
                 name = handled_calls().get(nr, str(nr))
                 raise Refused(errno.EACCES, name, f"{name}: o corretor leu os argumentos desta chamada na memória "
@@ -218,14 +218,6 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, TmpMap, Writes, Copies, Na
                 self._record(Event("refused", ok=False, errno=errno_name(exc.number),
                                    payload={"call": exc.call, "message": exc.message}))
             self.respond(nid, error=exc.number)
-
-    def _only_looks(self, nr, args) -> bool:
-        """Whether a call changes nothing on disk whatever its path: a query (tmpmap.QUERIES) or an
-        open that can neither write nor create."""
-        if nr in self.open_calls:
-            flags = args[self.open_calls[nr][2]] & U32
-            return bool(flags & O_PATH) or not flags & WRITE_BITS
-        return handled_calls().get(nr) in QUERIES
 
     def read_mem(self, tid, address, size) -> bytes:
         """Every read of the target's memory marks the call: it may no longer be continued."""

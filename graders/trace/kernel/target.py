@@ -214,7 +214,7 @@ class TargetAccess:
         trailing = text.endswith("/")
         parts = [p for p in text.split("/") if p]
         current = [] if base == "/" else base.strip("/").split("/")
-        # Reduced mode: the run's own temp folder stands in for the machine's /tmp (tmpmap.py).
+        # Reduced mode: the run's own temp folder stands in for the machine's /tmp (looks.py).
         # tmp_hit: a name was looked up in it in place of the machine's /tmp, where the kernel, given
         # the same path, would have looked in the machine's.
         private = getattr(self, "tmp_private", None)
