@@ -164,13 +164,20 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
     """The normalised verdict of one exercise of one file; None when Ctrl+C came first."""
     if stop.is_set():
         return None
-    sandbox = sandboxes.get()
     traces = []
 
     def run(source, filename, job):
         if stop.is_set():
             raise _Interrupted
-        trace = sandbox.run(source, filename, job, settings.timeout, settings.caps)
+        # A sandbox only for the run itself: it goes back to the pool before this thread judges, so
+        # another submission's student code runs while this one's trace is judged.
+        sandbox = sandboxes.get()
+        try:
+            if stop.is_set():  # Ctrl+C while this thread waited for a sandbox: no new run starts
+                raise _Interrupted
+            trace = sandbox.run(source, filename, job, settings.timeout, settings.caps)
+        finally:
+            sandboxes.put(sandbox)
         traces.append(trace)
         return trace
 
@@ -195,8 +202,6 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
         if stop.is_set():
             return None
         return _failed(exercise, path, submission, f"Erro interno do corretor ao avaliar este arquivo ({type(exc).__name__}).")
-    finally:
-        sandboxes.put(sandbox)
 
 
 def _failed(exercise: str, path: str, submission, message: str) -> dict:
@@ -265,7 +270,13 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
     for sandbox in created:
         sandboxes.put(sandbox)
     left = []
-    pool = ThreadPoolExecutor(max_workers=workers)
+    # Twice as many threads as sandboxes: while one thread judges a trace (pure Python, here), another
+    # already has that sandbox running the next submission, so no sandbox waits for the judge.
+    pool = ThreadPoolExecutor(max_workers=workers * 2)
+    # A thread whose run just ended (or whose sandbox just came free) waits for the GIL while another
+    # judges: at the default 5 ms switch interval a sandbox could sit idle that long between runs.
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(min(switch, 0.0005))
     try:
         futures = {pool.submit(grade_job, rows[r]["file"], ex, sub, settings, sandboxes, stop): i
                    for i, (r, ex, sub) in enumerate(jobs)}
@@ -296,6 +307,7 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
                     rows[row_index]["results"][ex] = future.result()
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
+        sys.setswitchinterval(switch)
         for sandbox in created:
             sandbox.close()
     return sorted(i for i in set(left) if jobs[i][1] not in rows[jobs[i][0]]["results"])

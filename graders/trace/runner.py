@@ -12,7 +12,6 @@ if _CWD_FIRST:
     del sys.path[0]
 import json  # noqa: E402
 import os  # noqa: E402
-import types  # noqa: E402
 
 if _CWD_FIRST:
     sys.path.insert(0, "")
@@ -56,7 +55,7 @@ def call_job(code_or_source, filename, job, call_model, execute_tool, returned):
             code = compile(code_or_source, filename, "exec", dont_inherit=True)
         else:
             code = code_or_source
-        module = types.ModuleType(STUDENT_MODULE)
+        module = type(sys)(STUDENT_MODULE)  # types.ModuleType, without importing types
         module.__file__ = filename
         sys.modules[STUDENT_MODULE] = module
         exec(code, vars(module))

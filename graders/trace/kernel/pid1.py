@@ -40,13 +40,33 @@ def become_init() -> None:
             os._exit(os.waitstatus_to_exitcode(status) & 0xFF)  # the namespace ends with us
 
 
+# A bare kernel thread per PID (libc's clone, not pthread_create): it shares our memory, files and
+# signal handlers, runs getpid on a stack of ours and exits; CLONE_VFORK holds us until it is gone,
+# so one small stack serves them all and nothing of ours runs beside it. Measured here: ~21 us a PID
+# against ~38 us with pthread_create + pthread_join (no stack, TLS or robust-list set-up), which
+# made the burn most of a bubblewrap sandbox's start (~140 ms for the mean 3,750 PIDs).
+_CLONE_FLAGS = 0x100 | 0x200 | 0x400 | 0x800 | 0x10000 | 0x40000 | 0x4000  # VM FS FILES SIGHAND THREAD SYSVSEM VFORK
+_STACK_SIZE = 64 * 1024
+
+
 def burn_pids(count: int) -> None:
     """Use up `count` PIDs, one thread each: no address space to copy, and the thread runs a C
     function that returns at once (getpid; its argument is ignored and its result discarded), so
     it never waits for the GIL; a Python thread costs ten times as much on a busy machine."""
-    thread = ctypes.c_ulong()
     routine = ctypes.cast(libc.getpid, ctypes.c_void_p)
-    for _ in range(count):
+    try:
+        clone = libc.clone
+        clone.restype = ctypes.c_int
+        clone.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p]
+    except AttributeError:
+        clone = None
+    if clone is not None:
+        stack = ctypes.create_string_buffer(_STACK_SIZE)
+        top = (ctypes.addressof(stack) + _STACK_SIZE - 64) & ~15  # the ABI's 16-byte alignment
+        while count > 0 and clone(routine, top, _CLONE_FLAGS, None) > 0:
+            count -= 1
+    thread = ctypes.c_ulong()
+    for _ in range(count):  # what clone could not burn (not in this libc, or refused)
         if libc.pthread_create(ctypes.byref(thread), None, routine, None) != 0:
             return  # out of threads: fewer PIDs burnt, nothing worse
         libc.pthread_join(thread.value, None)
