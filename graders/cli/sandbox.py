@@ -79,8 +79,10 @@ def _system_binds() -> list[str]:
 
 
 def _serve_args(package_parent: str, pid1: bool = False) -> list[str]:
+    # As PID 1, the PIDs are burnt by a child (pid1.start_burning) while the server's modules load.
+    first = "from graders.trace.kernel import pid1; pid1.start_burning(); " if pid1 else ""
     return ["-I", "-S", "-B", "-c", f"import sys; sys.path.insert(0, {package_parent!r}); "
-            f"from graders.trace.kernel import serve; serve(pid1={pid1})"]
+            f"{first}from graders.trace.kernel import serve; serve(pid1={pid1})"]
 
 
 def _empty_site_packages() -> list[str]:

@@ -15,11 +15,21 @@ run is, from which the run's child is also forked (`lookthread`). `server` is th
 long-lived server inside the CLI's sandbox.
 """
 
-from .run import prepare_supervisor, run_traced
-from .seccomp import build_filter, syscall_nr
-from .server import serve, wipe
-from .supervisor import Supervisor
+import importlib
 
-_build_filter = build_filter  # the name tests/trace use
+# Loaded on first use (PEP 562): the CLI imports this package only for `landlock` (its reduced-mode
+# fences), and the supervisor's modules (libseccomp, the runner's compilation...) cost it ~40 ms
+# of every start; the sandbox's server imports them itself.
+_LAZY = {"prepare_supervisor": "run", "run_traced": "run", "build_filter": "seccomp", "_build_filter": "seccomp",
+         "syscall_nr": "seccomp", "serve": "server", "wipe": "server", "Supervisor": "supervisor"}
 
 __all__ = ["Supervisor", "build_filter", "prepare_supervisor", "run_traced", "serve", "syscall_nr", "wipe"]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name.lstrip("_"))  # _build_filter: the name tests/trace use
+    globals()[name] = value
+    return value

@@ -16,11 +16,50 @@ INIT_TITLE, INIT_NAME = b"/sbin/init", b"systemd"  # as on Debian and Ubuntu, wh
 SHELL_TITLE = SHELL_NAME = b"bash"  # the run's parent: a terminal's shell
 
 
+_burner: int | None = None
+
+
+def start_burning() -> None:
+    """Called first thing in PID 1, before the server's modules are imported: a child of ours burns
+    the PIDs (burn_pids) on another core while we import them and build the seccomp filters, and
+    become_init waits for it before forking the server. Burning is most of a sandbox's start."""
+    global _burner
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    count = random.SystemRandom().randint(*BURN_PIDS)
+    try:
+        _burner = os.fork()
+    except OSError:
+        _burner = None
+        burn_pids(count)
+        return
+    if _burner == 0:
+        try:
+            burn_pids(count)
+        finally:
+            os._exit(0)
+
+
 def become_init() -> None:
     """Returns only in the server, a child of ours; we stay PID 1, reap, and end with the server."""
+    global _burner
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # same uid as the runs: nobody may write our memory
     set_title(INIT_TITLE, INIT_NAME)
-    burn_pids(random.SystemRandom().randint(*BURN_PIDS))
+    if _burner is None:
+        burn_pids(random.SystemRandom().randint(*BURN_PIDS))
+    else:
+        from .seccomp import filter_program
+
+        filter_program(True)  # built here while the burner works; the server inherits them (cached)
+        filter_program(False)
+        while True:
+            try:
+                os.waitpid(_burner, 0)
+                break
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                break
+        _burner = None
     server = os.fork()
     if server == 0:
         set_title(SHELL_TITLE, SHELL_NAME)
