@@ -366,12 +366,19 @@ def main(argv=None) -> int:
     stop = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
     try:
-        isolated = _isolation(args.isolamento)
-        if isolated is None:
-            return EXIT_INPUT
+        probe = None
+        if args.isolamento != "reduzido":
+            # bubblewrap is tried (a sandbox started and stopped) while the files are read.
+            probe = threading.Thread(target=bwrap_problem, daemon=True)
+            probe.start()
         entries, ignored = collect_all(args.files, read_zips=args.zip)
         rows, jobs = prepare(entries, args.exercise)
         _precompile()
+        if probe is not None:
+            probe.join()
+        isolated = _isolation(args.isolamento)
+        if isolated is None:
+            return EXIT_INPUT
         left = _grade_all(rows, jobs, args, isolated, stop) if jobs and not stop.is_set() else list(range(len(jobs)))
         interrupted = stop.is_set()
         order = {ex: i for i, ex in enumerate(exercises.EXERCISE_IDS)}
