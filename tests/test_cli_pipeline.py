@@ -1,0 +1,74 @@
+"""How the CLI spends its time around the sandboxes: a sandbox is held only while student code runs,
+and the CLI's start does not load the supervisor's modules (they run inside the sandbox)."""
+
+from __future__ import annotations
+
+import queue
+import subprocess
+import sys
+import threading
+
+from conftest import ROOT
+
+from graders.cli import main
+from graders.submission import from_python
+from graders.trace.ops import Trace
+
+
+class FakeSandbox:
+    def __init__(self):
+        self.runs = 0
+
+    def run(self, source, filename, job, timeout, caps):
+        self.runs += 1
+        return Trace([], end="exit", output="", final={})
+
+
+def test_the_sandbox_goes_back_to_the_pool_before_the_trace_is_judged(monkeypatch):
+    """While one thread judges a trace, the sandbox already serves the next submission."""
+    pool: queue.Queue = queue.Queue()
+    sandbox = FakeSandbox()
+    pool.put(sandbox)
+    seen = {}
+
+    def grade(exercise, submission, filename, run):
+        trace = run("x = 1", filename, {"function": "run_agent"})
+        seen["free while judging"] = pool.qsize()  # the judge comes after the run, in this thread
+        raise RuntimeError("judge stops here")  # a judge failure is that file's own verdict
+
+    monkeypatch.setattr(main, "grade", grade)
+    settings = main.Settings(timeout=5.0, caps={"events": 10, "data": 10, "output": 10})
+    result = main.grade_job("a.py", "nivel-2", from_python("x = 1", "a"), settings, pool, threading.Event())
+    assert seen["free while judging"] == 1 and sandbox.runs == 1
+    assert pool.get_nowait() is sandbox  # and it is still there afterwards
+    assert result["passed"] is False and all("Erro interno" in c["message"] for c in result["criteria"])
+
+
+def test_no_run_starts_after_ctrl_c_for_a_thread_that_waited_for_a_sandbox(monkeypatch):
+    pool: queue.Queue = queue.Queue()
+    sandbox = FakeSandbox()
+    pool.put(sandbox)
+    stop = threading.Event()
+
+    def grade(exercise, submission, filename, run):
+        stop.set()  # Ctrl+C arrives between the check at the start and the sandbox coming free
+        return run("x = 1", filename, {"function": "run_agent"})
+
+    monkeypatch.setattr(main, "grade", grade)
+    settings = main.Settings(timeout=5.0, caps={"events": 10, "data": 10, "output": 10})
+    assert main.grade_job("a.py", "nivel-2", from_python("x = 1", "a"), settings, pool, stop) is None
+    assert sandbox.runs == 0 and pool.qsize() == 1
+
+
+def test_the_cli_does_not_import_the_supervisor():
+    """graders.trace.kernel's supervisor modules (libseccomp, the runner's compilation) are the
+    sandbox's; the CLI loads only the Landlock module of that package."""
+    code = ("import sys, graders.cli.main; "
+            "print(sorted(m for m in sys.modules if m.startswith('graders.trace.kernel.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    loaded = set(eval(out))
+    assert loaded <= {"graders.trace.kernel.landlock", "graders.trace.kernel.linux"}, loaded
+    # ...and the names it exports are still there on first use.
+    import graders.trace.kernel as kernel
+
+    assert callable(kernel.run_traced) and callable(kernel.serve) and callable(kernel._build_filter)
