@@ -225,6 +225,15 @@ class Nivel2Judge:
                 "Na retomada, não haveria de onde continuar.",
                 disk=disk_view(label, self.shown, None),
             )
+        if state.mapped:
+            return True, CriterionResult(
+                cid, False,
+                f"{label}: o {self.shown} estava mapeado na memória (mmap compartilhado e gravável) por um processo do "
+                "código. Cada atribuição ao mapeamento muda o arquivo na hora, sem nenhuma chamada que o corretor veja, "
+                "e uma queda no meio dela deixa qualquer mistura do conteúdo antigo com o novo. Preencha pelo mmap um "
+                "arquivo temporário, feche o mapeamento e só então ponha o arquivo no lugar com os.replace.",
+                disk=disk_view(label, self.shown, content),
+            )
         key = complete_key(content)
         if key is None:
             earlier = ("e a versão anterior, que estava completa, já não existia"

@@ -156,6 +156,7 @@ class CrashPoints:
             "symlink": f"do link simbólico {name}",
             "fsync": f"do os.fsync de {name}",
             "sync": "do os.sync",
+            "mapped": f"do mmap compartilhado de {name}",
         }.get(ev.kind, f"da operação {ev.kind} em {name}")
 
     def label(self, point: Point) -> str:
@@ -188,7 +189,7 @@ def names(events) -> dict[int, str]:
             latest[ev.node] = ev.path
         elif ev.kind == "rename" and ev.path2:
             latest[ev.node] = ev.path2
-        elif ev.kind in ("write", "truncate", "fsync") and not ev.path and ev.node in latest:
+        elif ev.kind in ("write", "truncate", "fsync", "mapped") and not ev.path and ev.node in latest:
             found[id(ev)] = latest[ev.node]
     return found
 

@@ -1,6 +1,11 @@
 """Shared writable mappings of files in the roots: the stores through them never pass through a
 call, so the supervisor compares the file with its last known contents before every call it is
-handed (and at the end of the run) and records the difference as the writes it is."""
+handed (and at the end of the run) and records the difference as the writes it is.
+
+What happens between two calls is not seen: a store and its undoing leave no difference. So the
+trace also says when a file may be written that way ("mapped", at the mmap) and when it no longer
+can ("unmapped": before a rename, link or symlink, no process of the run maps it any more), and the
+judge treats a checkpoint still mapped as a file that can hold anything at any instant."""
 
 from __future__ import annotations
 
@@ -38,6 +43,7 @@ class Mappings:
                 if node not in self.mapped:
                     self.mapped[node] = [dup, self._contents(dup)]
                     keep = True
+                    self._record(Event("mapped", node=node, path=_name(dup)))
         finally:
             if not keep:
                 os.close(dup)
@@ -126,6 +132,57 @@ class Mappings:
             return
         entry[1] = bytes(shadow)
 
+    def release_unmapped(self):
+        """Before a call that may give a file a new name (rename, link, symlink): every mapped file no
+        process of the run maps any more is captured one last time and dropped ("unmapped"); stores
+        can then reach it only through a new mmap, which we see. One still mapped stays, and the
+        judge sees it mapped wherever it is the checkpoint."""
+        if not self.mapped:
+            return
+        held = self._shared_maps()
+        if held is None:
+            return  # a process of the run we could not read: every mapping is assumed alive
+        for node, (dup, _shadow) in list(self.mapped.items()):
+            st = os.fstat(dup)
+            if (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) in held:
+                continue
+            self.capture_mapped()  # stores made after this call's first capture and before the munmap
+            del self.mapped[node]
+            os.close(dup)
+            self._record(Event("unmapped", node=node))
+
+    def _shared_maps(self) -> set | None:
+        """(major, minor, inode) of every shared file mapping of the run's processes, or None when one
+        of them could not be read. Reduced mode: the run's process group (setsid and setpgid are
+        refused there); under bubblewrap the run is alone with us and its init in its PID namespace."""
+        held, self_uid = set(), os.getuid()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            pid = int(entry)
+            if pid == self.self_pid or (not self.reduced and pid == 1):
+                continue
+            try:
+                if not self.reduced and os.stat(f"/proc/{pid}").st_uid != self_uid:
+                    continue  # bubblewrap: the run has our uid (only a test drives us outside a sandbox)
+                if self.reduced:
+                    with open(f"/proc/{pid}/stat", "rb") as f:
+                        if int(f.read().rsplit(b")", 1)[1].split()[2]) != self.child_pgid:
+                            continue
+                with open(f"/proc/{pid}/maps", "rb") as f:
+                    lines = f.read().splitlines()
+            except (FileNotFoundError, ProcessLookupError):
+                continue  # gone meanwhile: it maps nothing
+            except (OSError, IndexError, ValueError):
+                return None
+            for line in lines:
+                fields = line.split(None, 5)
+                if len(fields) < 5 or fields[1][3:4] != b"s" or fields[4] == b"0":
+                    continue
+                major, minor = (int(x, 16) for x in fields[3].split(b":"))
+                held.add((major, minor, int(fields[4])))
+        return held
+
     def close_mappings(self):
         """End of the run: the last stores, then our duplicates closed."""
         try:
@@ -135,6 +192,13 @@ class Mappings:
         for dup, _shadow in self.mapped.values():
             os.close(dup)
         self.mapped.clear()
+
+
+def _name(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""
 
 
 def _changes(old: bytes, new: bytes):
