@@ -45,6 +45,12 @@ class Folder:
             node.durable_entries = dict(node.entries)
         # Longest first: /home/aluno/projeto before /home/aluno.
         self.root_paths.sort(key=lambda item: -len(item[0]))
+        # Reduced mode: the run's temp folder has a real name under the machine's /tmp, and the run sees
+        # it as /tmp too (the supervisor maps every name there: graders/trace/kernel/target.py), so a link
+        # to "/tmp/x" leads into it, as it does under bubblewrap, where that folder is /tmp itself. Only
+        # for following links: the folders are listed once, by their real names.
+        self.aliases = [("/tmp", root.node) for root in roots
+                        if root.role == "tmp" and posixpath.normpath(root.path) != "/tmp"]
 
     def _initial(self, entry: dict):
         node_id = int(entry["node"])
@@ -171,7 +177,7 @@ class Folder:
     def locate(self, path: str) -> tuple[int, list[str]] | None:
         """(root node, components below it) for an absolute path under one of the roots."""
         path = posixpath.normpath(path)
-        for root_path, node in self.root_paths:
+        for root_path, node in self.root_paths + self.aliases:
             if path == root_path:
                 return node, []
             if path.startswith(root_path.rstrip("/") + "/"):
