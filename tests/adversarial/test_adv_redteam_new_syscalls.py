@@ -15,8 +15,8 @@ import secrets
 
 import pytest
 
-from advkit import (ISOLATION_MODES, assert_forged_nothing, assert_sibling_passes, brief, by_file, crit,
-                    make_arena, mode_args, mode_id, report, run_cli)
+from advkit import (ISOLATION_MODES, assert_forged_nothing, assert_sibling_passes, by_file, make_arena, mode_args,
+                    mode_id, report, run_cli)
 
 CALLS = ("getxattrat", "listxattrat", "file_getattr", "file_setattr", "setxattrat", "removexattrat",
          "open_tree_attr", "listmount")
@@ -59,7 +59,8 @@ def test_every_newer_call_is_refused(attacked):
     run, _files, _token, _attrs = attacked
     results = dict(re.findall(r"run-(\w+):(\w+)", run.out))
     assert set(results) == set(CALLS), run.out[-2000:]
-    assert all(value != "ok" for value in results.values()), results
+    succeeded = sorted(name for name, value in results.items() if value == "ok")
+    assert not succeeded, f"{succeeded}: " + run.out[run.out.find("NEWCALLS"):][:600]
 
 
 def test_graded_as_the_starter_and_the_sibling_passes(attacked):
@@ -67,6 +68,5 @@ def test_graded_as_the_starter_and_the_sibling_passes(attacked):
     data = report(run, files)
     entry = by_file(data)["redteam_new_syscalls.py"]
     assert_forged_nothing(entry)
-    assert crit(entry, "executavel")["passed"], brief(entry)
     assert_sibling_passes(data, files[-1])
     assert run.leftovers == []

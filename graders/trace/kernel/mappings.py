@@ -40,6 +40,9 @@ class Mappings:
             # Outside the roots' file systems (a memfd, a device) the stores reach no file we trace.
             if stat.S_ISREG(st.st_mode) and writable and st.st_dev in self.root_devs:
                 node = self.node_of(st)
+                # The kernel installs the mapping after we answer: until this thread calls again, a scan
+                # of the run's mappings may miss it (release_unmapped keeps the file).
+                self.in_flight[task.tid] = node
                 if node not in self.mapped:
                     self.mapped[node] = [dup, self._contents(dup)]
                     keep = True
@@ -142,9 +145,10 @@ class Mappings:
         held = self._shared_maps()
         if held is None:
             return  # a process of the run we could not read: every mapping is assumed alive
+        flying = set(self.in_flight.values())
         for node, (dup, _shadow) in list(self.mapped.items()):
             st = os.fstat(dup)
-            if (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) in held:
+            if node in flying or (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) in held:
                 continue
             self.capture_mapped()  # stores made after this call's first capture and before the munmap
             del self.mapped[node]

