@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import posixpath
 
-from ..replay.states import MODEL, START, TOOL, TORN, State, cut_content, cuts, torn
+from ..replay.states import MAX_HELD, MODEL, START, TOOL, TORN, State, TooManyStates, cut_content, cuts, torn
 from ..trace.ops import FILE_CALLS, Trace
 from .reading import complete_key, plural
 
@@ -59,6 +59,7 @@ class CrashPoints:
         self.names = names(trace.events)
         self.folders = folders(trace, self.paths)
         self.points: list[Point] = []
+        self.cut_bytes = 0  # bytes of torn-write cuts built and parsed so far (bounded like the states)
         self._number(states)
 
     def _number(self, states: list[State]):
@@ -90,6 +91,11 @@ class CrashPoints:
         earlier.discard(None)
         first = bad = None
         for k, content in cuts(state):
+            # A cut that parses to a checkpoint seen before does not stop the walk: a write that only
+            # changes whitespace of a 4 MB checkpoint would have 4 million cuts of 4 MB to build and parse.
+            self.cut_bytes += len(content)
+            if self.cut_bytes > MAX_HELD:
+                raise TooManyStates(self.cut_bytes)
             first = first or (k, content)
             if complete_key(content) not in earlier:
                 bad = (k, content)

@@ -7,7 +7,12 @@ and the batch goes on."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import pytest
+from conftest import ROOT
 
 from advkit import ISOLATION_MODES, assert_sibling_passes, by_file, make_arena, mode_args, mode_id, report, run_cli
 
@@ -25,6 +30,35 @@ def test_the_replay_stops_before_holding_too_much():
                for i in range(count)]
     with pytest.raises(TooManyStates):
         replay(Trace([Root("work", 1, "/w")], events))
+
+
+def test_a_torn_write_of_whitespace_is_not_walked_cut_by_cut():
+    # A 1 MB checkpoint whose trailing spaces one write turns into newlines: every one of its million
+    # cuts parses to the checkpoint already seen, so the judge used to build and parse them all (a
+    # terabyte; with 4 MB, hours and the complete_key cache's 16 GB). Judged in a child, with a time
+    # and a memory cap: it must stop at the grader's limit instead.
+    code = textwrap.dedent("""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, 3 << 30))
+        from graders.judge.points import CrashPoints
+        from graders.replay.states import replay
+        from graders.trace.ops import Event, Root, Trace
+        size = 1 << 20
+        events = [Event("open", node=2, dir=1, name="checkpoint.json", created=True, kind2="file"),
+                  Event("write", node=2, offset=0, data=b'{"a": 1}' + b" " * size),
+                  Event("write", node=2, offset=8, data=b"\\n" * size)]
+        trace = Trace([Root("work", 1, "/w")], events)
+        try:
+            CrashPoints(trace, replay(trace).states, 3, "checkpoint.json")
+            print("walked")
+        except Exception as exc:
+            print(type(exc).__name__)
+    """)
+    try:
+        done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=90)
+    except subprocess.TimeoutExpired:
+        pytest.fail("the judge was still walking the cuts after 90 s")
+    assert done.stdout.strip() == "TooManyStates", done.stdout + done.stderr[-2000:]
 
 
 @pytest.fixture(scope="module", params=ISOLATION_MODES, ids=mode_id)
