@@ -134,6 +134,9 @@ class Folder:
             return True
         if (ev.dir, ev.name) == (ev.dir2, ev.name2):
             return False
+        target = self.nodes.get(ev.dir2)
+        if target is not None and target.kind == DIR and target.entries.get(ev.name2) == ev.node:
+            return False  # two names of one file (hard links): rename(2) does nothing, both stay
         moved = self._remove_entry(ev.dir, ev.name)
         linked = self._add_entry(ev.dir2, ev.name2, ev.node) if ev.node in self.nodes or moved else False
         return moved or linked
