@@ -8,7 +8,7 @@ import posixpath
 from ..trace.ops import RENAME_EXCHANGE, Event, Root
 
 FILE, DIR, SYMLINK = "file", "dir", "symlink"
-MAX_LINKS = 8  # symlinks followed while resolving one path, as a resume's open() would
+MAX_LINKS = 40  # symlinks followed while resolving one path, as a resume's open() would (Linux: 40)
 
 
 class Node:
@@ -45,6 +45,7 @@ class Folder:
             node.durable_entries = dict(node.entries)
         # Longest first: /home/aluno/projeto before /home/aluno.
         self.root_paths.sort(key=lambda item: -len(item[0]))
+        self.root_path = {node: path for path, node in self.root_paths}
         # Reduced mode: the run's temp folder has a real name under the machine's /tmp, and the run sees
         # it as /tmp too (the supervisor maps every name there: graders/trace/kernel/target.py), so a link
         # to "/tmp/x" leads into it, as it does under bubblewrap, where that folder is /tmp itself. Only
@@ -202,6 +203,17 @@ class Folder:
             if part == "..":
                 if len(stack) > 1:
                     stack.pop()
+                    continue
+                # Above a root: the folder that holds it, as the kernel climbs (the work folder's
+                # parent is the home root under bubblewrap). Outside every root lies nothing the run
+                # wrote: a resume following the link there finds no checkpoint of this run.
+                here = self.root_path.get(stack[0])
+                if here is None or here == "/":
+                    continue
+                located = self.locate(posixpath.dirname(here))
+                if located is None:
+                    return None
+                stack, pending = [located[0]], located[1] + pending
                 continue
             entries = node.durable_entries if durable else node.entries
             child_id = entries.get(part)
