@@ -226,7 +226,7 @@ class Nivel2Judge:
                 disk=disk_view(label, self.shown, None),
             )
         if state.mapped:
-            return True, CriterionResult(
+            return bool(complete), CriterionResult(
                 cid, False,
                 f"{label}: o {self.shown} estava mapeado na memória (mmap compartilhado e gravável) por um processo do "
                 "código. Cada atribuição ao mapeamento muda o arquivo na hora, sem nenhuma chamada que o corretor veja, "

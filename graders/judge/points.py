@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import posixpath
 
-from ..replay.states import MAX_HELD, MODEL, START, TOOL, TORN, State, TooManyStates, cut_content, cuts, torn
+from ..replay.states import MODEL, START, TOOL, TORN, State, TooManyStates, cut_content, cuts, torn
 from ..trace.ops import FILE_CALLS, Trace
 from .reading import complete_key, plural
 
 ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª", 4: "4ª"}
+# Bytes of torn-write cuts the judge may build and parse for one file (~6 s of parsing here): a cut
+# that parses to a checkpoint seen before does not end the walk, so a write that only turns spaces
+# into newlines in a 4 MB checkpoint has 4 million cuts of 4 MB. Writing a padded checkpoint in 256-byte
+# pieces costs ~1 GB (tests/adversarial/attacks/unhooked_thread.py); an honest run, nothing.
+MAX_CUT_BYTES = 4 << 30
 
 
 class Point:
@@ -94,8 +99,8 @@ class CrashPoints:
             # A cut that parses to a checkpoint seen before does not stop the walk: a write that only
             # changes whitespace of a 4 MB checkpoint would have 4 million cuts of 4 MB to build and parse.
             self.cut_bytes += len(content)
-            if self.cut_bytes > MAX_HELD:
-                raise TooManyStates(self.cut_bytes)
+            if self.cut_bytes > MAX_CUT_BYTES:
+                raise TooManyStates(self.cut_bytes, MAX_CUT_BYTES)
             first = first or (k, content)
             if complete_key(content) not in earlier:
                 bad = (k, content)

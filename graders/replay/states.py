@@ -18,7 +18,8 @@ MAX_HELD = 256 << 20
 
 
 class TooManyStates(Exception):
-    """The crash states of this run would pass MAX_HELD: a grader limit, not a verdict."""
+    """The crash states of this run (or the cuts of its torn writes) would pass what the judge may hold
+    or parse: a grader limit, not a verdict. args: (bytes when it stopped, the limit)."""
 
 
 @dataclass(slots=True)
@@ -76,7 +77,7 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
         nonlocal held
         held += len(state.content or b"") + len(state.before or b"")
         if held > MAX_HELD:
-            raise TooManyStates(held)
+            raise TooManyStates(held, MAX_HELD)
         states.append(state)
 
     keep(snapshot(START, -1, None))
