@@ -156,10 +156,39 @@ class Mappings:
             self._record(Event("unmapped", node=node))
 
     def _shared_maps(self) -> set | None:
-        """(major, minor, inode) of every shared file mapping of the run's processes, or None when one
-        of them could not be read. Reduced mode: the run's process group (setsid and setpgid are
-        refused there); under bubblewrap the run is alone with us and its init in its PID namespace."""
-        held, self_uid = set(), os.getuid()
+        """(major, minor, inode) of every shared file mapping of the run's processes, or None when that
+        cannot be told. The processes are listed before and after their maps are read, until both
+        lists agree: a process gains a mapping only by its own mmap (which we see) or by being forked
+        from one that has it, so a relay of processes that fork and then unmap, each ahead of our
+        reading, shows up as a process the first list did not have."""
+        for _attempt in range(4):
+            before = self._run_pids()
+            if before is None:
+                return None
+            held = set()
+            for pid in before:
+                try:
+                    with open(f"/proc/{pid}/maps", "rb") as f:
+                        lines = f.read().splitlines()
+                except (FileNotFoundError, ProcessLookupError):
+                    continue  # gone meanwhile: it maps nothing
+                except OSError:
+                    return None
+                for line in lines:
+                    fields = line.split(None, 5)
+                    if len(fields) < 5 or fields[1][3:4] != b"s" or fields[4] == b"0":
+                        continue
+                    major, minor = (int(x, 16) for x in fields[3].split(b":"))
+                    held.add((major, minor, int(fields[4])))
+            after = self._run_pids()
+            if after is not None and after <= before:
+                return held
+        return None  # still forking as we read: every mapping is assumed alive
+
+    def _run_pids(self) -> set | None:
+        """The run's processes. Reduced mode: its process group (setsid and setpgid are refused there);
+        under bubblewrap the run is alone with us and its init in its PID namespace, with our uid."""
+        pids, self_uid = set(), os.getuid()
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
@@ -167,25 +196,18 @@ class Mappings:
             if pid == self.self_pid or (not self.reduced and pid == 1):
                 continue
             try:
-                if not self.reduced and os.stat(f"/proc/{pid}").st_uid != self_uid:
-                    continue  # bubblewrap: the run has our uid (only a test drives us outside a sandbox)
                 if self.reduced:
                     with open(f"/proc/{pid}/stat", "rb") as f:
                         if int(f.read().rsplit(b")", 1)[1].split()[2]) != self.child_pgid:
                             continue
-                with open(f"/proc/{pid}/maps", "rb") as f:
-                    lines = f.read().splitlines()
+                elif os.stat(f"/proc/{pid}").st_uid != self_uid:
+                    continue  # only a test drives us outside a sandbox, among other users' processes
             except (FileNotFoundError, ProcessLookupError):
-                continue  # gone meanwhile: it maps nothing
+                continue
             except (OSError, IndexError, ValueError):
                 return None
-            for line in lines:
-                fields = line.split(None, 5)
-                if len(fields) < 5 or fields[1][3:4] != b"s" or fields[4] == b"0":
-                    continue
-                major, minor = (int(x, 16) for x in fields[3].split(b":"))
-                held.add((major, minor, int(fields[4])))
-        return held
+            pids.add(pid)
+        return pids
 
     def close_mappings(self):
         """End of the run: the last stores, then our duplicates closed."""
