@@ -59,7 +59,8 @@ class Writes:
                 return None
             if tracked and self.data_bytes + len(data) > self.max_data:
                 raise Stop("runaway", {"data": self.max_data})
-            append = (bool(fl & os.O_APPEND) and not (offset is not None and rwf & RWF_NOAPPEND)) or bool(rwf & RWF_APPEND)
+            # pwritev2's RWF_NOAPPEND (Linux 6.9) writes where asked even on an O_APPEND file.
+            append = (bool(fl & os.O_APPEND) and not rwf & RWF_NOAPPEND) or bool(rwf & RWF_APPEND)
             if tracked:
                 # Read once: the size check and the write must use the same place (see _write_at).
                 where = os.fstat(dup).st_size if append else os.lseek(dup, 0, os.SEEK_CUR) if offset is None else offset
