@@ -29,6 +29,18 @@ PROJECT_DIRS = ("docs", "overrides", "exercises", "graders", "sitebuild")
 WATCHED = PROJECT_FILES + PROJECT_DIRS
 
 
+class QuietServer(http.server.ThreadingHTTPServer):
+    """A threaded static server that says nothing when the browser drops a download it no longer
+    needs (a Python worker replaced mid-fetch resets its connection): no error of the site's."""
+
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def builder_command(builder: str, site: Path) -> list[str]:
     """The builder's strict build into `site`; Zensical always builds into the project's own site/."""
     bindir = Path(sys.executable).parent
@@ -106,7 +118,7 @@ def serve(builder: str, root: Path, host: str, port: int, poll_s: float = 0.5) -
 
         rebuild()
         handler = functools.partial(_Handler, directory=str(site))
-        server = http.server.ThreadingHTTPServer((host, port), handler)
+        server = QuietServer((host, port), handler)
         threading.Thread(target=server.serve_forever, daemon=True).start()
         print(f"Servindo o site ({builder}) em http://{host}:{port}/ — depois de salvar, recarregue a página. "
               "Ctrl+C para parar.", flush=True)

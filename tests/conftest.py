@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from sitebuild.serve import QuietServer
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # Flags checked on this machine (see shared NOTES): no sandbox as root, and no
@@ -107,7 +109,7 @@ class _IsolatingHandler(_QuietHandler):
 
 def _serve(directory: Path, handler_class=_QuietHandler):
     handler = functools.partial(handler_class, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     return server

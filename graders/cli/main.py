@@ -23,6 +23,7 @@ from .copies import possible_copies
 from ..grading import grade
 from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem, text_of
 from ..judge.verdict import failed_all
+from ..replay.states import TooManyStates
 from .reduced import fences_text
 from .sandbox import Sandbox, bwrap_problem, planned_fences, sweep_abandoned
 
@@ -198,6 +199,16 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
         return report.normalise(data)  # here, in the worker, while the other workers' students run
     except _Interrupted:
         return None
+    except TooManyStates as exc:
+        if stop.is_set():
+            return None
+        message = (f"limite do corretor: o código mudou o arquivo julgado tantas vezes, ou tão grande, que os estados "
+                   f"de queda passariam de {exc.args[1] >> 20} MB ({exc.args[0] >> 20} MB ao parar), e a correção parou "
+                   "antes de julgar. Isto não é uma nota do aluno: um checkpoint comum, gravado algumas vezes, ocupa "
+                   "poucos KB.")
+        return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [],
+                                 "error": message, "limit": True,
+                                 "inspection": inspection.detect(submission.code, traces)})
     except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch
         if stop.is_set():
             return None

@@ -190,7 +190,7 @@ class Nivel2Judge:
         if mismatch:
             return CriterionResult(cid, False, mismatch)
         complete: set[str] = set()
-        first = None
+        first = mapped = None
         for point in self.points:
             failure = self.atomic_failure(point, complete)
             state = point.state
@@ -202,10 +202,15 @@ class Nivel2Judge:
                 continue
             telling, result = failure
             self.outcomes[point.n] = (cid, result.message)
+            if telling == "mapped":
+                # Cited only when nothing else fails: a torn or emptied file says more to the student.
+                mapped = mapped or (True, result, point.n)
+                continue
             if telling and (first is None or not first[0]):
                 first = (True, result, point.n)
             elif first is None:
                 first = (False, result, point.n)
+        first = first or mapped
         if first is not None:
             self.cited.add(first[2])
             return first[1]
@@ -240,6 +245,16 @@ class Nivel2Judge:
                 cid, False,
                 f"{label}: o {self.shown} abre, mas não é nenhum dos checkpoints completos gravados até ali "
                 f"(é uma mistura da versão antiga com a nova: {protocol.brief(parse(content), 80)}).",
+                disk=disk_view(label, self.shown, content),
+            )
+        if state.mapped:
+            # Last: what the mapping hides is any state at all, which the other checks cannot name.
+            return "mapped", CriterionResult(
+                cid, False,
+                f"{label}: o {self.shown} estava mapeado na memória (mmap compartilhado e gravável) por um processo do "
+                "código. Cada atribuição ao mapeamento muda o arquivo na hora, sem nenhuma chamada que o corretor veja, "
+                "e uma queda no meio dela deixa qualquer mistura do conteúdo antigo com o novo. Preencha pelo mmap um "
+                "arquivo temporário, feche o mapeamento e só então ponha o arquivo no lugar com os.replace.",
                 disk=disk_view(label, self.shown, content),
             )
         return None

@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import posixpath
 
-from ..replay.states import MODEL, START, TOOL, TORN, State, cut_content, cuts, torn
+from ..replay.states import MODEL, START, TOOL, TORN, State, TooManyStates, cut_content, cuts, torn
 from ..trace.ops import FILE_CALLS, Trace
 from .reading import complete_key, plural
 
 ORDINAL = {1: "1ª", 2: "2ª", 3: "3ª", 4: "4ª"}
+# Bytes of torn-write cuts the judge may build and parse for one file (~6 s of parsing here): a cut
+# that parses to a checkpoint seen before does not end the walk, so a write that only turns spaces
+# into newlines in a 4 MB checkpoint has 4 million cuts of 4 MB. Writing a padded checkpoint in 256-byte
+# pieces costs ~1 GB (tests/adversarial/attacks/unhooked_thread.py); an honest run, nothing.
+MAX_CUT_BYTES = 4 << 30
 
 
 class Point:
@@ -59,6 +64,7 @@ class CrashPoints:
         self.names = names(trace.events)
         self.folders = folders(trace, self.paths)
         self.points: list[Point] = []
+        self.cut_bytes = 0  # bytes of torn-write cuts built and parsed so far (bounded like the states)
         self._number(states)
 
     def _number(self, states: list[State]):
@@ -90,6 +96,11 @@ class CrashPoints:
         earlier.discard(None)
         first = bad = None
         for k, content in cuts(state):
+            # A cut that parses to a checkpoint seen before does not stop the walk: a write that only
+            # changes whitespace of a 4 MB checkpoint would have 4 million cuts of 4 MB to build and parse.
+            self.cut_bytes += len(content)
+            if self.cut_bytes > MAX_CUT_BYTES:
+                raise TooManyStates(self.cut_bytes, MAX_CUT_BYTES)
             first = first or (k, content)
             if complete_key(content) not in earlier:
                 bad = (k, content)
@@ -156,6 +167,7 @@ class CrashPoints:
             "symlink": f"do link simbólico {name}",
             "fsync": f"do os.fsync de {name}",
             "sync": "do os.sync",
+            "mapped": f"do mmap compartilhado de {name}",
         }.get(ev.kind, f"da operação {ev.kind} em {name}")
 
     def label(self, point: Point) -> str:
@@ -188,7 +200,7 @@ def names(events) -> dict[int, str]:
             latest[ev.node] = ev.path
         elif ev.kind == "rename" and ev.path2:
             latest[ev.node] = ev.path2
-        elif ev.kind in ("write", "truncate", "fsync") and not ev.path and ev.node in latest:
+        elif ev.kind in ("write", "truncate", "fsync", "mapped") and not ev.path and ev.node in latest:
             found[id(ev)] = latest[ev.node]
     return found
 

@@ -8,7 +8,7 @@ import posixpath
 from ..trace.ops import RENAME_EXCHANGE, Event, Root
 
 FILE, DIR, SYMLINK = "file", "dir", "symlink"
-MAX_LINKS = 8  # symlinks followed while resolving one path, as a resume's open() would
+MAX_LINKS = 40  # symlinks followed while resolving one path, as a resume's open() would (Linux: 40)
 
 
 class Node:
@@ -45,6 +45,13 @@ class Folder:
             node.durable_entries = dict(node.entries)
         # Longest first: /home/aluno/projeto before /home/aluno.
         self.root_paths.sort(key=lambda item: -len(item[0]))
+        self.root_path = {node: path for path, node in self.root_paths}
+        # Reduced mode: the run's temp folder has a real name under the machine's /tmp, and the run sees
+        # it as /tmp too (the supervisor maps every name there: graders/trace/kernel/target.py), so a link
+        # to "/tmp/x" leads into it, as it does under bubblewrap, where that folder is /tmp itself. Only
+        # for following links: the folders are listed once, by their real names.
+        self.aliases = [("/tmp", root.node) for root in roots
+                        if root.role == "tmp" and posixpath.normpath(root.path) != "/tmp"]
 
     def _initial(self, entry: dict):
         node_id = int(entry["node"])
@@ -128,6 +135,9 @@ class Folder:
             return True
         if (ev.dir, ev.name) == (ev.dir2, ev.name2):
             return False
+        target = self.nodes.get(ev.dir2)
+        if target is not None and target.kind == DIR and target.entries.get(ev.name2) == ev.node:
+            return False  # two names of one file (hard links): rename(2) does nothing, both stay
         moved = self._remove_entry(ev.dir, ev.name)
         linked = self._add_entry(ev.dir2, ev.name2, ev.node) if ev.node in self.nodes or moved else False
         return moved or linked
@@ -171,7 +181,7 @@ class Folder:
     def locate(self, path: str) -> tuple[int, list[str]] | None:
         """(root node, components below it) for an absolute path under one of the roots."""
         path = posixpath.normpath(path)
-        for root_path, node in self.root_paths:
+        for root_path, node in self.root_paths + self.aliases:
             if path == root_path:
                 return node, []
             if path.startswith(root_path.rstrip("/") + "/"):
@@ -193,6 +203,17 @@ class Folder:
             if part == "..":
                 if len(stack) > 1:
                     stack.pop()
+                    continue
+                # Above a root: the folder that holds it, as the kernel climbs (the work folder's
+                # parent is the home root under bubblewrap). Outside every root lies nothing the run
+                # wrote: a resume following the link there finds no checkpoint of this run.
+                here = self.root_path.get(stack[0])
+                if here is None or here == "/":
+                    continue
+                located = self.locate(posixpath.dirname(here))
+                if located is None:
+                    return None
+                stack, pending = [located[0]], located[1] + pending
                 continue
             entries = node.durable_entries if durable else node.entries
             child_id = entries.get(part)

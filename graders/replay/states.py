@@ -10,6 +10,16 @@ from ..trace.ops import MUTATIONS, Event, Trace
 from .folder import Folder, write_into
 
 START, AFTER, TORN, TOOL, MODEL = "start", "after", "torn", "tool", "model"
+# Bytes of the judged file the crash states may hold together. Each state keeps its own copy, and the
+# judge parses each: a run that changes a 4 MB checkpoint one byte at a time, 19,000 times (inside
+# the grader's limits on operations and bytes written), would ask for ~76 GB and hours of parsing.
+# An honest run holds a few hundred KB.
+MAX_HELD = 256 << 20
+
+
+class TooManyStates(Exception):
+    """The crash states of this run (or the cuts of its torn writes) would pass what the judge may hold
+    or parse: a grader limit, not a verdict. args: (bytes when it stopped, the limit)."""
 
 
 @dataclass(slots=True)
@@ -30,6 +40,7 @@ class State:
     tools: int = 0               # tool calls started before (TOOL: including this one)
     finished: bool = False       # the final model reply had been served
     power: bool = True           # whether the power-loss views apply (not for a torn write)
+    mapped: bool = False         # the judged file was mapped shared and writable: any content, any instant
 
 
 @dataclass
@@ -47,6 +58,7 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
         return out
     start, parts = root.node, list(parts)
     served = tools = 0
+    mapped: set[int] = set()  # nodes a process of the run may store into through a shared mapping
 
     def read(durable: bool = False, kept: bool = False) -> bytes | None:
         if kept:  # entries as they are now, data as durable
@@ -55,24 +67,42 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
 
     def snapshot(kind: str, index: int, event: Event | None) -> State:
         return State(kind, index, index, read(), read(durable=True), read(kept=True), event,
-                     served=served, tools=tools, finished=served >= final_replies)
+                     served=served, tools=tools, finished=served >= final_replies,
+                     mapped=bool(mapped) and folder.lookup(start, parts) in mapped)
 
     states = out.states
-    states.append(snapshot(START, -1, None))
+    held = 0
+
+    def keep(state: State):
+        nonlocal held
+        held += len(state.content or b"") + len(state.before or b"")
+        if held > MAX_HELD:
+            raise TooManyStates(held, MAX_HELD)
+        states.append(state)
+
+    keep(snapshot(START, -1, None))
     for index, ev in enumerate(trace.events):
+        if ev.kind in ("mapped", "unmapped"):
+            (mapped.add if ev.kind == "mapped" else mapped.discard)(ev.node)
+            if ev.kind == "unmapped" or folder.lookup(start, parts) != ev.node:
+                continue  # the states after a rename or a link tell whether the new checkpoint is mapped
+            state = snapshot(AFTER, index, ev)
+            if not (states[-1].kind == AFTER and _same(states[-1], state)):
+                keep(state)
+            continue
         if ev.kind == "model" and ev.ok:
-            states.append(snapshot(MODEL, index, ev))
+            keep(snapshot(MODEL, index, ev))
             served += 1
             continue
         if ev.kind == "tool" and ev.ok:
             tools += 1
-            states.append(snapshot(TOOL, index, ev))
+            keep(snapshot(TOOL, index, ev))
             continue
         if ev.kind == "write" and ev.ok and ev.data:
             node = folder.lookup(start, parts)
             if node == ev.node and len(ev.data) > 1:
-                states.append(State(TORN, index, index, None, event=ev, before=folder.content(node),
-                                    served=served, tools=tools, finished=served >= final_replies, power=False))
+                keep(State(TORN, index, index, None, event=ev, before=folder.content(node),
+                           served=served, tools=tools, finished=served >= final_replies, power=False))
         changed = folder.apply(ev)
         if ev.kind not in MUTATIONS and not changed:
             continue
@@ -81,12 +111,13 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
         if previous.kind == AFTER and _same(previous, state):
             previous.last = index  # one state for a run of calls that changed nothing judged
         else:
-            states.append(state)
+            keep(state)
     return out
 
 
 def _same(a: State, b: State) -> bool:
-    return (a.content, a.durable, a.kept, a.served, a.tools) == (b.content, b.durable, b.kept, b.served, b.tools)
+    return ((a.content, a.durable, a.kept, a.served, a.tools, a.mapped)
+            == (b.content, b.durable, b.kept, b.served, b.tools, b.mapped))
 
 
 def cuts(state: State):

@@ -15,7 +15,9 @@ from dataclasses import dataclass, field, fields
 # Events that may change what is on disk (a crash state follows each successful one).
 MUTATIONS = frozenset({"open", "write", "truncate", "rename", "unlink", "rmdir", "mkdir", "link", "symlink"})
 # Events that change nothing on disk but matter to the models and the judge.
-MARKS = frozenset({"fsync", "sync", "model", "tool", "returned", "refused"})
+# "mapped"/"unmapped": from when to when a file could change through a shared writable mapping, with
+# no call in between (the kernel tap; graders/trace/kernel/mappings.py).
+MARKS = frozenset({"fsync", "sync", "model", "tool", "returned", "refused", "mapped", "unmapped"})
 KINDS = MUTATIONS | MARKS
 # The calls a student's code makes on files (numbered as "operações" in messages and the demo).
 FILE_CALLS = MUTATIONS | frozenset({"fsync", "sync"})

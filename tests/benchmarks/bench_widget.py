@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 from conftest import CHROMIUM, CHROMIUM_ARGS, _QuietHandler  # noqa: E402
+from sitebuild.serve import QuietServer  # noqa: E402
 from test_browser_widget import RIGHT_DIAGNOSIS, SOLUTION, choose, set_code, widget  # noqa: E402
 
 ROUNDS = 5
@@ -145,7 +146,7 @@ worker.onerror = (event) => { window.benchError = event.message || "erro no work
 
 def serve(directory):
     handler = functools.partial(_QuietHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 

@@ -13,6 +13,8 @@ import os
 import threading
 from pathlib import Path
 
+from sitebuild.serve import QuietServer
+
 # Types a host compresses; archives and images are compressed already.
 COMPRESSED_TYPES = ("text/", "application/javascript", "application/json", "application/wasm", "image/svg+xml")
 
@@ -68,6 +70,6 @@ class _Body:
 def serve_gzip(directory: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
     """Serve `directory` on a free local port; returns the server and its base URL."""
     handler = functools.partial(GzipHandler, directory=str(directory))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = QuietServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"

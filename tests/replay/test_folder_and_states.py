@@ -100,3 +100,44 @@ def test_calls_that_leave_the_judged_file_alone_are_one_state():
     t = trace(*[Event("open", node=n, dir=1, name=f"log{n}", created=True) for n in range(2, 40)])
     states = replay(t).states
     assert len(states) == 2 and states[1].first == 0 and states[1].last == 37
+
+
+def test_rename_between_two_hard_links_of_one_file_does_nothing():
+    # rename(2): "If oldpath and newpath are existing hard links referring to the same file, rename()
+    # does nothing". The model used to drop the old name, and the end-of-run comparison then failed.
+    f = folder(Event("open", node=2, dir=1, name="a", created=True), Event("write", node=2, data=b"1"),
+               Event("link", node=2, dir=1, name="b"),
+               Event("rename", node=2, dir=1, name="b", dir2=1, name2="a"))
+    assert read(f, "a") == b"1" and read(f, "b") == b"1"
+
+
+def test_dot_dot_above_a_root_climbs_to_the_folder_holding_it():
+    # Under bubblewrap the work folder lies in the home root: a link to ../estado.json is the home
+    # folder's file, not the work folder's (judging the latter passed an in-place writer).
+    f = Folder([Root("home", 1, "/home/aluno"), Root("work", 2, "/home/aluno/projeto")])
+    for ev in (Event("open", node=3, dir=1, name="estado.json", created=True), Event("write", node=3, data=b"home"),
+               Event("open", node=4, dir=2, name="estado.json", created=True), Event("write", node=4, data=b"work"),
+               Event("symlink", node=5, dir=2, name="checkpoint.json", target="../estado.json")):
+        f.apply(ev)
+    assert f.content(f.lookup(2, ["checkpoint.json"])) == b"home"
+    # Above every root lies nothing the run wrote.
+    f.apply(Event("symlink", node=6, dir=2, name="fora.json", target="../../estado.json"))
+    assert f.lookup(2, ["fora.json"]) is None
+
+
+def test_a_link_into_tmp_leads_to_the_runs_own_temp_folder():
+    # Reduced mode: the run's temp folder has a real name, and the run sees it as /tmp.
+    f = Folder([Root("work", 1, "/dev/shm/c/aluno/projeto"), Root("tmp", 2, "/tmp/c/tmp")])
+    for ev in (Event("open", node=3, dir=2, name="estado.json", created=True), Event("write", node=3, data=b"ok"),
+               Event("symlink", node=4, dir=1, name="checkpoint.json", target="/tmp/estado.json")):
+        f.apply(ev)
+    assert f.content(f.lookup(1, ["checkpoint.json"])) == b"ok"
+    assert set(f.files()) == {"/dev/shm/c/aluno/projeto/checkpoint.json", "/tmp/c/tmp/estado.json"}
+
+
+def test_a_mapped_checkpoint_marks_its_states():
+    trace = Trace([Root("work", 1, WORK)], [
+        Event("open", node=2, dir=1, name="checkpoint.json", created=True), Event("write", node=2, data=b"{}"),
+        Event("mapped", node=2), Event("tool", call=1), Event("unmapped", node=2), Event("model", call=1)])
+    states = replay(trace).states
+    assert [(s.kind, s.mapped) for s in states if s.kind != TORN][-3:] == [(AFTER, True), (TOOL, True), (MODEL, False)]

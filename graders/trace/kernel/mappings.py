@@ -1,6 +1,11 @@
 """Shared writable mappings of files in the roots: the stores through them never pass through a
 call, so the supervisor compares the file with its last known contents before every call it is
-handed (and at the end of the run) and records the difference as the writes it is."""
+handed (and at the end of the run) and records the difference as the writes it is.
+
+What happens between two calls is not seen: a store and its undoing leave no difference. So the
+trace also says when a file may be written that way ("mapped", at the mmap) and when it no longer
+can ("unmapped": before a rename, link or symlink, no process of the run maps it any more), and the
+judge treats a checkpoint still mapped as a file that can hold anything at any instant."""
 
 from __future__ import annotations
 
@@ -35,9 +40,13 @@ class Mappings:
             # Outside the roots' file systems (a memfd, a device) the stores reach no file we trace.
             if stat.S_ISREG(st.st_mode) and writable and st.st_dev in self.root_devs:
                 node = self.node_of(st)
+                # The kernel installs the mapping after we answer: until this thread calls again, a scan
+                # of the run's mappings may miss it (release_unmapped keeps the file).
+                self.in_flight[task.tid] = node
                 if node not in self.mapped:
                     self.mapped[node] = [dup, self._contents(dup)]
                     keep = True
+                    self._record(Event("mapped", node=node, path=_name(dup)))
         finally:
             if not keep:
                 os.close(dup)
@@ -126,6 +135,80 @@ class Mappings:
             return
         entry[1] = bytes(shadow)
 
+    def release_unmapped(self):
+        """Before a call that may give a file a new name (rename, link, symlink): every mapped file no
+        process of the run maps any more is captured one last time and dropped ("unmapped"); stores
+        can then reach it only through a new mmap, which we see. One still mapped stays, and the
+        judge sees it mapped wherever it is the checkpoint."""
+        if not self.mapped:
+            return
+        held = self._shared_maps()
+        if held is None:
+            return  # a process of the run we could not read: every mapping is assumed alive
+        flying = set(self.in_flight.values())
+        for node, (dup, _shadow) in list(self.mapped.items()):
+            st = os.fstat(dup)
+            if node in flying or (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) in held:
+                continue
+            self.capture_mapped()  # stores made after this call's first capture and before the munmap
+            del self.mapped[node]
+            os.close(dup)
+            self._record(Event("unmapped", node=node))
+
+    def _shared_maps(self) -> set | None:
+        """(major, minor, inode) of every shared file mapping of the run's processes, or None when that
+        cannot be told. The processes are listed before and after their maps are read, until both
+        lists agree: a process gains a mapping only by its own mmap (which we see) or by being forked
+        from one that has it, so a relay of processes that fork and then unmap, each ahead of our
+        reading, shows up as a process the first list did not have."""
+        for _attempt in range(4):
+            before = self._run_pids()
+            if before is None:
+                return None
+            held = set()
+            for pid in before:
+                try:
+                    with open(f"/proc/{pid}/maps", "rb") as f:
+                        lines = f.read().splitlines()
+                except (FileNotFoundError, ProcessLookupError):
+                    continue  # gone meanwhile: it maps nothing
+                except OSError:
+                    return None
+                for line in lines:
+                    fields = line.split(None, 5)
+                    if len(fields) < 5 or fields[1][3:4] != b"s" or fields[4] == b"0":
+                        continue
+                    major, minor = (int(x, 16) for x in fields[3].split(b":"))
+                    held.add((major, minor, int(fields[4])))
+            after = self._run_pids()
+            if after is not None and after <= before:
+                return held
+        return None  # still forking as we read: every mapping is assumed alive
+
+    def _run_pids(self) -> set | None:
+        """The run's processes. Reduced mode: its process group (setsid and setpgid are refused there);
+        under bubblewrap the run is alone with us and its init in its PID namespace, with our uid."""
+        pids, self_uid = set(), os.getuid()
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            pid = int(entry)
+            if pid == self.self_pid or (not self.reduced and pid == 1):
+                continue
+            try:
+                if self.reduced:
+                    with open(f"/proc/{pid}/stat", "rb") as f:
+                        if int(f.read().rsplit(b")", 1)[1].split()[2]) != self.child_pgid:
+                            continue
+                elif os.stat(f"/proc/{pid}").st_uid != self_uid:
+                    continue  # only a test drives us outside a sandbox, among other users' processes
+            except (FileNotFoundError, ProcessLookupError):
+                continue
+            except (OSError, IndexError, ValueError):
+                return None
+            pids.add(pid)
+        return pids
+
     def close_mappings(self):
         """End of the run: the last stores, then our duplicates closed."""
         try:
@@ -135,6 +218,13 @@ class Mappings:
         for dup, _shadow in self.mapped.values():
             os.close(dup)
         self.mapped.clear()
+
+
+def _name(fd: int) -> str:
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return ""
 
 
 def _changes(old: bytes, new: bytes):

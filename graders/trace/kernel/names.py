@@ -64,6 +64,7 @@ class Names:
             raise Refused(errno.EXDEV)
         if not self.valid(nid):
             return None
+        self.release_unmapped()  # a new name may make a mapped file the checkpoint (mappings.py)
         a = self.open_parent(p1)
         b = self.open_parent(p2)
         if a is None or b is None:
@@ -183,6 +184,7 @@ class Names:
                 raise Refused(errno.EEXIST)
             if not self.valid(nid):
                 return None
+            self.release_unmapped()
             b = self.open_parent(p2)
             if b is None:
                 return self.outside(task, "link", f"criar o link {full2!r}")
@@ -228,6 +230,7 @@ class Names:
 
     def _symlink(self, nid, task, taddr, ndir, naddr):
         target = self.read_path(task.tid, taddr).decode("utf-8", "surrogateescape")
+        self.release_unmapped()
 
         def act(pfd, name):
             os.symlink(target, name, dir_fd=pfd)

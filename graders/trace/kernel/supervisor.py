@@ -82,6 +82,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.pidfds: dict[int, int] = {}
         self.handlers = {nr: getattr(self, "_on_" + name, None) for nr, name in handled_calls().items()}
         self.mapped: dict = {}  # node -> [our duplicate, last known contents] (Mappings)
+        self.in_flight: dict = {}  # tid -> node of an mmap we let through and that tid has not returned from
         self.pending: list = []  # writes to full pipes of multi-threaded processes: (id, dup, data)
         self.pipe_key = None
         self.chan_key = None
@@ -186,6 +187,8 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
 
     def handle(self, raw: bytes):
         nid, tid, _flags, nr, _arch, _ip, *args = NOTIF.unpack(raw)
+        if self.in_flight:
+            self.in_flight.pop(tid, None)  # a new call from that thread: its mmap has returned
         if nr in self.open_calls and self.let_read_through(nid, tid, nr, args):
             return  # read-only: let through on its flags (reads.py); nothing on disk changes
         if nr in self.look_calls and not self.code_started:

@@ -11,7 +11,7 @@ import stat
 
 from ..ops import Event
 from .errors import Refused, Stop, errno_name
-from .linux import AT_FDCWD, RWF_APPEND, RWF_DSYNC, RWF_SYNC, U32
+from .linux import AT_FDCWD, RWF_APPEND, RWF_DSYNC, RWF_NOAPPEND, RWF_SYNC, U32
 
 
 class Writes:
@@ -59,20 +59,21 @@ class Writes:
                 return None
             if tracked and self.data_bytes + len(data) > self.max_data:
                 raise Stop("runaway", {"data": self.max_data})
-            append = bool(fl & os.O_APPEND) or bool(rwf & RWF_APPEND)
+            # pwritev2's RWF_NOAPPEND (Linux 6.9) writes where asked even on an O_APPEND file.
+            append = (bool(fl & os.O_APPEND) and not rwf & RWF_NOAPPEND) or bool(rwf & RWF_APPEND)
             if tracked:
-                start = os.fstat(dup).st_size if append else os.lseek(dup, 0, os.SEEK_CUR) if offset is None else offset
-                self._grow(st, start + len(data), len(data))
+                # Read once: the size check and the write must use the same place (see _write_at).
+                where = os.fstat(dup).st_size if append else os.lseek(dup, 0, os.SEEK_CUR) if offset is None else offset
+                self._grow(st, where + len(data), len(data))
             try:
-                if append:
-                    where = os.fstat(dup).st_size
+                if tracked:
+                    written = _write_at(dup, data, where, move=offset is None)
+                elif append:
+                    where = 0
                     written = os.write(dup, data) if offset is None else os.pwritev(dup, [data], -1, RWF_APPEND) if rwf & RWF_APPEND else os.pwrite(dup, data, offset)
-                elif offset is None:
-                    where = os.lseek(dup, 0, os.SEEK_CUR)
-                    written = os.write(dup, data)
                 else:
-                    where = offset
-                    written = os.pwrite(dup, data, offset)
+                    where = 0
+                    written = os.write(dup, data) if offset is None else os.pwrite(dup, data, offset)
             except OSError as exc:
                 if tracked:
                     self._record(Event("write", ok=False, errno=errno_name(exc.errno), node=self.node_of(st)))
@@ -211,3 +212,19 @@ class Writes:
                 os.close(pfd)
         return 0
 
+
+def _write_at(dup: int, data: bytes, where: int, move: bool) -> int:
+    """Write `data` to a file of the roots exactly at `where`, the place the trace will say. The kernel
+    would take the position and O_APPEND from the open file at the moment of writing, and another
+    process sharing that open file (a fork) can seek it or flip O_APPEND (fcntl F_SETFL) at any
+    moment, with no call we see: so the caller reads the place once, and the position then moves as
+    the kernel would move it (`move`: a write at the current position)."""
+    try:
+        written = os.pwritev(dup, [data], where, RWF_NOAPPEND)  # never appends, whatever O_APPEND is by now
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP):
+            raise
+        written = os.pwrite(dup, data, where)  # before Linux 6.9: O_APPEND set meanwhile would still append
+    if move:
+        os.lseek(dup, where + written, os.SEEK_SET)
+    return written
