@@ -12,7 +12,8 @@ Everything else the site needs is done here, on the finished folder, by plain Py
    paint's palette (palette_first_paint.js), the theme's script deferred and, on pages with
    exercises, the inline script that starts Python first thing in <head> and the theme's script
    loaded only when the reader reaches for the search (theme_on_demand.js); the theme's inline SVG
-   icons gathered into one sprite file (icon_sprite.py);
+   icons gathered into one sprite file (icon_sprite.py) and its tab selectors narrowed to the
+   elements they style (theme_selectors.py);
 4. write the build's fingerprint and file list into `sw.js` (last: it hashes all of the above);
 5. check the result: every exercise of the Markdown rendered, Pyodide complete, `sw.js`
    fingerprinted, every page tagged, no Python source published, nothing loaded from another origin.
@@ -40,6 +41,7 @@ from sitebuild.export_area import build_export_areas
 from sitebuild.code_notes import render_code_notes
 from sitebuild.exercise_notes import NoteError, strip_notes
 from sitebuild.icon_sprite import sprite_stylesheets
+from sitebuild.theme_selectors import narrow_tab_selectors
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -427,6 +429,7 @@ def finish(site: Path, *, service_worker: bool, root: Path = ROOT) -> Finished:
     write_bundle(root, site)
     tag_pages(site, service_worker)
     sprite_stylesheets(site, sorted(site.glob("assets/stylesheets/*.css")))
+    narrow_tab_selectors(sorted(site.glob("assets/stylesheets/*.css")))
     worker = write_worker(site, service_worker)  # last: it hashes everything above
     check(root, site, service_worker)
     return Finished(len(pages(site)), exercises_in_site(site), pinned_pyodide(root), worker)

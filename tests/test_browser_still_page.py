@@ -6,6 +6,8 @@ when CodeMirror (loaded in pieces) replaces it."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from conftest import ROOT
@@ -217,3 +219,31 @@ def test_no_block_of_the_lesson_changes_height_when_its_scripts_mount(browser, s
         assert page.locator(".lesson-export[data-mounted] input.lesson-export__name").count() >= 1
     finally:
         context.close()
+
+
+
+TABS = """() => {
+  const set = document.querySelector('.tabbed-set');
+  const labels = [...set.querySelectorAll('.tabbed-labels > label')];
+  const blocks = [...set.querySelectorAll('.tabbed-content > .tabbed-block')];
+  return {shown: blocks.map(b => getComputedStyle(b).display !== 'none'),
+          colours: labels.map(l => getComputedStyle(l).color)};
+}"""
+
+
+def test_the_tabs_switch_and_mark_the_chosen_label_with_the_narrowed_theme_selectors(phone, site_url):
+    """The theme's tab rules name the label and the block they style (sitebuild/theme_selectors.py):
+    the chosen tab's block, and only it, shows, and its label is marked, with no script of the theme."""
+    page, _ = phone
+    page.goto(site_url + "licao-2/")
+    first = page.evaluate(TABS)
+    assert first["shown"] == [True, False] and first["colours"][0] != first["colours"][1], first
+    page.locator(".tabbed-labels > label").nth(1).click()
+    second = page.evaluate(TABS)
+    assert second["shown"] == [False, True], second
+    # The label's colour eases over (the theme's transition): its end is the other's colour (away
+    # from the pointer, which colours the label under it).
+    page.mouse.move(0, 0)
+    page.wait_for_function(f"() => JSON.stringify(({TABS})().colours) === {json.dumps(json.dumps(first['colours'][::-1], separators=(',', ':')))}",
+                           timeout=5000)
+    assert not page.evaluate(THEME_LOADED)

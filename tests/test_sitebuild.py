@@ -18,6 +18,7 @@ from conftest import ROOT
 from sitebuild import exercise_fence
 from sitebuild import finish as step
 from sitebuild.serve import builder_command, stage
+from sitebuild.theme_selectors import narrow
 
 
 def render(text):
@@ -139,6 +140,29 @@ def test_every_region_that_can_scroll_sideways_is_focusable_in_the_built_page(si
     tabs = re.findall(r'<div class="tabbed-labels\b[^>]*>', lesson)
     assert len(blocks) >= 5 and tabs
     assert all('tabindex="0"' in tag for tag in blocks + tabs)
+
+
+def test_the_theme_tab_selectors_name_the_children_they_style(site_dir):
+    """A selector ending in a bare `:nth-child(n)` is tried on every element of the page: the built
+    CSS names the tab's label or block instead (sitebuild/theme_selectors.py)."""
+    css = "".join(p.read_text(encoding="utf-8") for p in (site_dir / "assets" / "stylesheets").glob("*.css"))
+    bare = re.findall(r"\.tabbed-(?:labels|content)\s*>\s*:[\w-]+", css)
+    assert bare == []
+    assert len(re.findall(r"\.tabbed-labels>label:nth-child\(\d+\)", css)) >= 100
+    assert len(re.findall(r"\.tabbed-content>\.tabbed-block:nth-child\(\d+\)", css)) >= 10
+    # No code line anchors (mkdocs.yml drops anchor_linenums): ~140 hidden elements on the lesson.
+    assert "__codelineno" not in (site_dir / "licao-2" / "index.html").read_text(encoding="utf-8")
+
+
+def test_narrowing_the_tab_selectors_keeps_pseudo_elements_and_is_idempotent():
+    css = (".a .tabbed-set>input:nth-child(2):checked~.tabbed-labels>:nth-child(2),"
+           ".tabbed-content > :first-child{x:1}.tabbed-labels>::before{y:2}.tabbed-labels>label:hover{z:3}")
+    once, count = narrow(css)
+    assert count == 2
+    assert once == (".a .tabbed-set>input:nth-child(2):checked~.tabbed-labels>label:nth-child(2),"
+                    ".tabbed-content > .tabbed-block:first-child{x:1}.tabbed-labels>::before{y:2}"
+                    ".tabbed-labels>label:hover{z:3}")
+    assert narrow(once) == (once, 0)
 
 
 def test_the_check_refuses_a_code_block_the_keyboard_cannot_reach(site_copy):
