@@ -572,7 +572,9 @@ REVISIT_MARKS = f"""async () => {{
 VERDICT_CLOCK = """
 new MutationObserver((_, observer) => {
   const summary = document.querySelector("section[data-exercise='nivel-2'] .exercise-summary");
-  if (!summary || !summary.textContent) return;
+  const text = summary?.textContent ?? "";
+  // A grading verdict, not the one kept from the last visit ("da última vez").
+  if (!text.includes("verificações passaram") || text.includes("última vez")) return;
   window.__verdictAt = performance.timeOrigin + performance.now();
   observer.disconnect();
 }).observe(document, { childList: true, characterData: true, subtree: true });
@@ -625,7 +627,7 @@ def revisit_breakdown(new_context, base, trace: bool = False) -> dict:
     start = time.perf_counter()
     page.goto(base + "licao-2/")
     verify_button(page).click()
-    page.wait_for_function(VERDICT, timeout=TIMEOUT_MS)
+    page.wait_for_function(GRADED, timeout=TIMEOUT_MS)
     elapsed = time.perf_counter() - start
     marks = page.evaluate(REVISIT_MARKS)
     events = wasm_cache_events(stop_trace()) if trace else None
