@@ -44,6 +44,7 @@ import gzip
 import http.server
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -714,9 +715,10 @@ def chromium_processes(tag: str) -> dict:
         except OSError:
             continue
         parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
-        args = [a.decode(errors="replace") for a in cmdline]
-        kind = next((a.split("=", 1)[1] for a in args if a.startswith("--type=")), "browser")
-        kinds[int(entry.name)] = (kind, tag in args)
+        # Chromium rewrites its children's command lines into one space-separated string.
+        text = b" ".join(cmdline).decode(errors="replace")
+        kind = re.search(r"--type=(\S+)", text)
+        kinds[int(entry.name)] = (kind[1] if kind else "browser", tag in text)
     roots = {pid for pid, (_, tagged) in kinds.items() if tagged}
     found = {}
     for pid in kinds:
