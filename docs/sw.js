@@ -143,11 +143,12 @@ async function orNetwork(answer, request) {
 }
 
 async function serve(request, url, source, waitUntil) {
-  if (source === NETWORK) return isolated(await fetch(request));
+  const answer = forContext(request);
+  if (source === NETWORK) return answer(await fetch(request));
   const pyodide = url.pathname.startsWith(PYODIDE_DIR.pathname);
   const cacheName = pyodide ? PYODIDE_CACHE : source;
   const hit = await lookup(cacheName, url);
-  if (hit) return isolated(hit);
+  if (hit) return answer(hit);
   const response = await fetch(request);
   // Files outside the precache list (Pyodide, search languages) are kept once fetched whole.
   if (response.status === 200 && response.type === "basic" && !request.headers.has("range")) {
@@ -155,8 +156,18 @@ async function serve(request, url, source, waitUntil) {
     const copy = response.clone();
     waitUntil(caches.open(cacheName).then((cache) => cache.put(cacheKey(url), copy)).catch(() => {}));
   }
-  return isolated(response);
+  return answer(response);
 }
+
+/** Only a document or a worker's own script needs the isolation headers (they set the policy of
+ * what runs there); every other file of the site is same-origin, which that policy admits as it is.
+ * Such files go out untouched: the browser keeps its compiled code for a response it can trace to
+ * Cache Storage or to the network, never for one a service worker built, so a wrapped
+ * pyodide.asm.wasm (9 MB) was compiled anew on every visit. */
+function forContext(request) {
+  return WRAPPED_DESTINATIONS.has(request.destination) ? isolated : (response) => response;
+}
+const WRAPPED_DESTINATIONS = new Set(["document", "iframe", "frame", "worker", "sharedworker", "serviceworker"]);
 
 function cacheKey(url) {
   const key = new URL(url.href);

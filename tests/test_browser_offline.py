@@ -135,6 +135,24 @@ def test_parar_recovers_without_reloading_python_on_a_plain_server(context, host
     assert recorder.console_errors == []
 
 
+def test_files_other_than_pages_and_worker_scripts_are_served_as_the_server_sent_them(context, host):
+    """Only a document or a worker's script needs the isolation headers. Pyodide's files go out
+    untouched: Chromium keeps compiled code only for a response it can trace to Cache Storage or to
+    the network, never for one a service worker built (before, pyodide.asm.wasm came rebuilt)."""
+    page = first_visit(context, host.url)
+    page.reload()
+    assert page.evaluate("crossOriginIsolated") is True
+    served = page.evaluate("""async () => { const r = await fetch('../pyodide/pyodide.asm.wasm');
+        return {coep: r.headers.get('cross-origin-embedder-policy'), corp: r.headers.get('cross-origin-resource-policy'),
+                type: r.headers.get('content-type'), size: (await r.arrayBuffer()).byteLength}; }""")
+    wasm = host.directory / "pyodide" / "pyodide.asm.wasm"
+    assert served == {"coep": None, "corp": None, "type": "application/wasm", "size": wasm.stat().st_size}
+    # The isolated page's Python worker (its script still carries the headers) loads them and grades.
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == ALL_PASS
+
+
 def test_offline_revisit_loads_the_lesson_and_grades(context, host):
     first_visit(context, host.url).close()
     host.down()

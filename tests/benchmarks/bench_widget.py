@@ -2,6 +2,11 @@
 
     python tests/benchmarks/bench_widget.py [ROUNDS]
     python tests/benchmarks/bench_widget.py warm [RUNS]   (only the warm "Verificar", in the page)
+    python tests/benchmarks/bench_widget.py revisit [ROUNDS] [trace] [profile]   (only (1) and (8) below,
+        alternated, with where the revisit's time goes; `trace` also counts Chromium's wasm code-cache
+        events; `profile`: each revisit in a fresh profile on disk instead of a fresh context)
+    python tests/benchmarks/bench_widget.py memory [ROUNDS]   (the page's memory at rest, before and after
+        a Parar: proportional set size of Chromium's processes)
 
 One run builds the site (`mkdocs build --strict`) into a temporary folder, serves it with a plain
 static server (no COOP/COEP headers) and runs ROUNDS rounds (default 5); each round alternates:
@@ -39,6 +44,7 @@ import gzip
 import http.server
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -540,11 +546,282 @@ def warm_only(runs: int) -> None:
     print("JSON: " + json.dumps({"warm_verify_in_page_ms": statistics.median(times), "runs": times}))
 
 
+# The revisit's steps, in order: (label, the page's or the Python worker's mark that ends it). The
+# worker's marks are python-worker.js `timings` (ms since the epoch, like the page's own clock).
+REVISIT_STEPS = [
+    ("1ª pintura (FCP)", "fcp"),
+    ("worker do Python criado", "created"),
+    ("worker carregado (pyodide.mjs e módulos)", "worker"),
+    ("registro do IndexedDB lido", "stored"),
+    ("pyodide.asm.wasm: resposta", "wasmResponse"),
+    ("snapshot lido do Blob", "snapshotRead"),
+    ("snapshot conferido (SHA-256)", "snapshotChecked"),
+    ("wasm compilado e instanciado", "wasm"),
+    ("Python restaurado (loadPyodide)", "loaded"),
+    ("corretores abertos", "unpacked"),
+    ("Python pronto (init respondido)", "ready"),
+    ("veredito na tela", "verdict"),
+]
+# The page's clock at the verdict, its first paint, and the worker's marks.
+REVISIT_MARKS = f"""async () => {{
+  const runtime = await {RUNTIME};
+  const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+  return {{ origin: performance.timeOrigin, fcp: fcp ? performance.timeOrigin + fcp.startTime : null,
+            verdict: window.__verdictAt ?? null, stored: Boolean(runtime.booted?.stored),
+            timings: runtime.booted?.timings ?? {{}}, files: runtime.booted?.files ?? {{}} }};
+}}"""
+# Installed before the page's scripts: the epoch time at which the verdict first shows.
+VERDICT_CLOCK = """
+new MutationObserver((_, observer) => {
+  const summary = document.querySelector("section[data-exercise='nivel-2'] .exercise-summary");
+  const text = summary?.textContent ?? "";
+  // A grading verdict, not the one kept from the last visit ("da última vez").
+  if (!text.includes("verificações passaram") || text.includes("última vez")) return;
+  window.__verdictAt = performance.timeOrigin + performance.now();
+  observer.disconnect();
+}).observe(document, { childList: true, characterData: true, subtree: true });
+"""
+WASM_CACHE_EVENTS = ("v8.wasm.streamFromResponseCallback", "v8.wasm.moduleCacheHit", "v8.wasm.cachedModule",
+                     "v8.wasm.compiledModule", "v8.wasm.moduleCacheInvalid")
+
+
+def wasm_cache_events(events: list) -> dict:
+    counts = dict.fromkeys(WASM_CACHE_EVENTS, 0)
+    for event in events:
+        if event.get("name") in counts:
+            counts[event["name"]] += 1
+    return counts
+
+
+def trace_events(context, page, categories):
+    """Start recording Chromium's trace for `page`'s renderer (workers included); returns a function
+    that stops and returns the events."""
+    cdp = context.new_cdp_session(page)
+    events, done = [], []
+    cdp.on("Tracing.dataCollected", lambda data: events.extend(data["value"]))
+    cdp.on("Tracing.tracingComplete", lambda _: done.append(True))
+    cdp.send("Tracing.start", {"traceConfig": {"includedCategories": categories}, "transferMode": "ReportEvents"})
+
+    def stop():
+        cdp.send("Tracing.end")
+        deadline = time.perf_counter() + 30
+        while not done and time.perf_counter() < deadline:
+            page.wait_for_timeout(100)
+        return events
+    return stop
+
+
+def revisit_breakdown(new_context, base, trace: bool = False) -> dict:
+    """revisit_verdict's revisit, with the page's and the worker's marks (ms after navigation start).
+    `new_context()`: a fresh context (Playwright's, like a private window) or a fresh profile on disk."""
+    context = new_context()
+    page = context.new_page()
+    page.goto(base + "licao-2/")
+    python_ready(page)
+    start = time.perf_counter()
+    while not page.evaluate(STORED) and time.perf_counter() - start < 60:
+        page.wait_for_timeout(200)
+    page.wait_for_function(CONTROLLED, timeout=20_000)
+    page.close()
+    page = context.new_page()
+    page.add_init_script(VERDICT_CLOCK)
+    stop_trace = trace_events(context, page, ["disabled-by-default-devtools.timeline", "v8.wasm"]) if trace else None
+    start = time.perf_counter()
+    page.goto(base + "licao-2/")
+    verify_button(page).click()
+    page.wait_for_function(GRADED, timeout=TIMEOUT_MS)
+    elapsed = time.perf_counter() - start
+    marks = page.evaluate(REVISIT_MARKS)
+    events = wasm_cache_events(stop_trace()) if trace else None
+    context.close()
+    origin = marks["origin"]
+    steps = {key: (marks.get(key) if key in ("fcp", "verdict") else marks["timings"].get(key)) for _, key in REVISIT_STEPS}
+    steps = {key: None if value is None else value - origin for key, value in steps.items()}
+    files = {name: [t - origin for t in span] for name, span in marks["files"].items()}
+    return {"revisit_s": elapsed, "from_store": marks["stored"], "steps_ms": steps, "files_ms": files, "events": events}
+
+
+def revisit_only(rounds: int, trace: bool, profile: bool) -> None:
+    """`bench_widget.py revisit [ROUNDS] [trace] [profile]`: bare boots and revisits, alternated, and
+    where the revisit's time goes (medians over the rounds, ms after the revisit's navigation start).
+    `profile`: each revisit in a fresh browser profile on disk (a student's own browser) instead of a
+    fresh Playwright context (a private window: no code cache on disk)."""
+    from playwright.sync_api import sync_playwright
+
+    load_before = os.getloadavg()
+    bare, revisits = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        build(site)
+        server, base = serve(site)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+            for _ in range(rounds):
+                bare.append(bare_boot(browser, base)[0])
+                if profile:
+                    with tempfile.TemporaryDirectory() as folder:
+                        revisits.append(revisit_breakdown(lambda: p.chromium.launch_persistent_context(
+                            folder, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS, viewport=VIEWPORT),
+                            base, trace))
+                else:
+                    revisits.append(revisit_breakdown(lambda: browser.new_context(viewport=VIEWPORT), base, trace))
+            browser.close()
+        stop_serving(server)
+    load_after = os.getloadavg()
+    revisit_s = [r["revisit_s"] for r in revisits]
+    ratio = med(revisit_s) / med(bare)
+    where = "perfil novo em disco" if profile else "contexto novo do Playwright (janela privada)"
+    print(f"Revisita no Chromium headless ({where}): {rounds} rodadas alternadas (Pyodide puro, revisita); medianas.")
+    line("Pyodide puro (página mínima, worker de módulo):", f"{med(bare):5.2f} s  ({each(bare)})")
+    line("revisita: primeiro veredito a frio:",
+         f"{med(revisit_s):5.2f} s  ({each(revisit_s)}; do snapshot guardado em "
+         f"{sum(r['from_store'] for r in revisits)}/{rounds})")
+    line("razão revisita / Pyodide puro:",
+         f"{ratio:5.2f}    (meta ≤ {GOALS['revisit_over_bare']}: {goal(ratio, GOALS['revisit_over_bare'])})")
+    print("  Onde vai o tempo da revisita (ms após o início da navegação; mediana, e cada rodada):")
+    for label, key in REVISIT_STEPS:
+        values = [r["steps_ms"][key] for r in revisits]
+        line(f"  {label}", f"{med(values) if med(values) is not None else float('nan'):7.0f}  ({each(values, fmt='{:.0f}')})")
+    names = sorted({name for r in revisits for name in r["files_ms"]})
+    print("  Arquivos que o worker baixou (início-fim, ms após o início da navegação; mediana):")
+    for name in names:
+        spans = [r["files_ms"].get(name) for r in revisits]
+        starts, ends = [s[0] for s in spans if s], [s[1] for s in spans if s]
+        line(f"  {name}", f"{med(starts):7.0f} - {med(ends):.0f}")
+    if trace:
+        for n, r in enumerate(revisits, 1):
+            line(f"  eventos do cache de wasm, rodada {n}:", json.dumps(r["events"]))
+    line("carga da máquina (uptime, 1/5/15 min):",
+         f"antes {' '.join(f'{v:.1f}' for v in load_before)}; depois {' '.join(f'{v:.1f}' for v in load_after)} (2 núcleos)")
+    print("JSON: " + json.dumps(rounded({"bare_boot_s": bare, "revisit": revisits, "revisit_over_bare": ratio,
+                                         "load_before": list(load_before), "load_after": list(load_after)}),
+                                ensure_ascii=False, separators=(",", ":")))
+
+
+# --- memory ---------------------------------------------------------------------------------
+
+MEMORY_SETTLE_MS = 8000  # long enough for a spare or a stored snapshot to be in place
+
+
+def chromium_processes(tag: str) -> dict:
+    """Chromium's processes of the browser launched with `tag` on its command line: {pid: kind}
+    (browser, renderer, gpu-process, utility, zygote...). Workers run inside their page's renderer."""
+    parents, kinds = {}, {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+        # Chromium rewrites its children's command lines into one space-separated string.
+        text = b" ".join(cmdline).decode(errors="replace")
+        kind = re.search(r"--type=(\S+)", text)
+        kinds[int(entry.name)] = (kind[1] if kind else "browser", tag in text)
+    roots = {pid for pid, (_, tagged) in kinds.items() if tagged}
+    found = {}
+    for pid in kinds:
+        chain = pid
+        while chain and chain not in roots:
+            chain = parents.get(chain, 0)
+        if chain:
+            found[pid] = kinds[pid][0]
+    return found
+
+
+def pss_mib(pid: int) -> float:
+    """Proportional set size (shared pages split among their users), MiB; 0 for a process gone."""
+    try:
+        for row in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if row.startswith("Pss:"):
+                return int(row.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def memory_now(tag: str) -> dict:
+    by_kind = {}
+    for pid, kind in chromium_processes(tag).items():
+        by_kind[kind] = by_kind.get(kind, 0.0) + pss_mib(pid)
+    return {"renderer": by_kind.get("renderer", 0.0), "browser": by_kind.get("browser", 0.0),
+            "total": sum(by_kind.values())}
+
+
+def memory_round(p, base) -> dict:
+    """One first visit in a browser of its own: memory at rest after the first verdict, then after a
+    Parar on a loop (not isolated: the worker is replaced) and the next verdict, at rest again."""
+    tag = f"--bench-memory-tag={os.getpid()}-{time.perf_counter_ns()}"
+    browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=[*CHROMIUM_ARGS, tag])
+    try:
+        context = browser.new_context(viewport=VIEWPORT)
+        page = context.new_page()
+        page.goto(base + "licao-2/")
+        choose(page, "nivel-2", RIGHT_DIAGNOSIS)
+        set_code(page, "nivel-2", SOLUTION)
+        timed_verify(page)
+        page.wait_for_timeout(MEMORY_SETTLE_MS)
+        rest = memory_now(tag)
+        set_code(page, "nivel-2", INFINITE)
+        widget(page, "nivel-2").get_by_role("button", name="Verificar").click()
+        stop = widget(page, "nivel-2").get_by_role("button", name="Parar")
+        stop.wait_for(state="visible")
+        page.wait_for_timeout(RUNNING_BEFORE_STOP_MS)
+        stop.click()
+        set_code(page, "nivel-2", SOLUTION)
+        widget(page, "nivel-2").get_by_role("button", name="Verificar").click()
+        page.wait_for_function(GRADED, timeout=TIMEOUT_MS)
+        page.wait_for_timeout(MEMORY_SETTLE_MS)
+        after = memory_now(tag)
+        workers = len(page.workers)
+    finally:
+        browser.close()
+    return {"rest": rest, "after_stop": after, "page_workers": workers}
+
+
+def memory_only(rounds: int) -> None:
+    """`bench_widget.py memory [ROUNDS]`: the memory of a lesson page at rest, before and after a Parar
+    (proportional set size of Chromium's processes, /proc/PID/smaps_rollup): the renderer holds the
+    page and its workers (the Python's wasm heap); the browser process holds Blobs (the snapshot)."""
+    from playwright.sync_api import sync_playwright
+
+    load_before = os.getloadavg()
+    results = []
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        build(site)
+        server, base = serve(site)
+        with sync_playwright() as p:
+            for _ in range(rounds):
+                results.append(memory_round(p, base))
+        stop_serving(server)
+    load_after = os.getloadavg()
+    print(f"Memória da página da lição (Chromium headless, 1ª visita, PSS de /proc; {rounds} rodadas, medianas):")
+    for moment, label in (("rest", "em repouso após o 1º veredito"), ("after_stop", "em repouso após Parar e veredito")):
+        for part in ("renderer", "browser", "total"):
+            values = [r[moment][part] for r in results]
+            line(f"{label}: {part}", f"{med(values):6.0f} MiB  ({each(values, fmt='{:.0f}')})")
+    line("workers da página depois de Parar:", " ".join(str(r["page_workers"]) for r in results))
+    line("carga da máquina (uptime, 1/5/15 min):",
+         f"antes {' '.join(f'{v:.1f}' for v in load_before)}; depois {' '.join(f'{v:.1f}' for v in load_after)} (2 núcleos)")
+    print("JSON: " + json.dumps(rounded({"memory": results, "load_before": list(load_before),
+                                         "load_after": list(load_after)}), separators=(",", ":")))
+
+
 def main():
     from playwright.sync_api import sync_playwright
 
     if len(sys.argv) > 1 and sys.argv[1] == "warm":
         warm_only(int(sys.argv[2]) if len(sys.argv) > 2 else WARM_RUNS)
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "memory":
+        memory_only(int(sys.argv[2]) if len(sys.argv) > 2 else ROUNDS)
+        return
+    if len(sys.argv) > 1 and sys.argv[1] == "revisit":
+        rounds = int(sys.argv[2]) if len(sys.argv) > 2 and sys.argv[2].isdigit() else ROUNDS
+        revisit_only(rounds, "trace" in sys.argv[2:], "profile" in sys.argv[2:])
         return
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else ROUNDS
     load_before = os.getloadavg()

@@ -23,6 +23,11 @@ const OPTIONS = {
 const post = self.postMessage.bind(self);
 let handle = null;
 let madeBytes = null; // the snapshot this worker made, kept until the page asks to store it
+// When each step of this worker's boot ended (ms since the epoch, comparable with the page's
+// performance.timeOrigin + now): the init reply carries them, for the benchmark's breakdown.
+const timings = { created: performance.timeOrigin };
+const mark = (name) => (timings[name] ??= performance.timeOrigin + performance.now());
+mark("worker");
 
 // Pyodide may give up starting without rejecting loadPyodide (a .wasm that failed to download, for
 // one): that error then surfaces only as an unhandled rejection here, and fails the boot under way.
@@ -40,9 +45,13 @@ const instantiateStreaming = WebAssembly.instantiateStreaming;
 WebAssembly.instantiateStreaming = async (source, imports) => {
   if (compiled) {
     Promise.resolve(source).then((response) => response.body?.cancel()).catch(() => {});
-    return { module: compiled, instance: await WebAssembly.instantiate(compiled, imports) };
+    const instance = await WebAssembly.instantiate(compiled, imports);
+    mark("wasm");
+    return { module: compiled, instance };
   }
+  Promise.resolve(source).then(() => mark("wasmResponse"), () => {});
   const result = await instantiateStreaming.call(WebAssembly, source, imports);
+  mark("wasm");
   compiled = result.module;
   return result;
 };
@@ -80,8 +89,9 @@ async function restore(bytes) {
  * page stores in place of the old one. */
 async function bootOwn(useStore) {
   const bundle = fetchBundle();
-  bundle.catch(() => {}); // reported by init
+  bundle.then(() => mark("bundle"), () => {}); // reported by init
   const stored = useStore ? await readSnapshot().catch(() => null) : null;
+  mark("stored");
   if (stored) {
     // Pyodide takes the snapshot as a promise: its runtime loads while the bytes are checked.
     const bytes = checked(stored, bundle);
@@ -97,7 +107,9 @@ async function checked(stored, bundle) {
   const { digest } = await bundle;
   if (!digest || stored.key !== snapshotKey(version, digest)) throw new Error("snapshot de outra versão");
   const bytes = new Uint8Array(await stored.blob.arrayBuffer());
+  mark("snapshotRead");
   if ((await sha256Hex(bytes)) !== stored.digest) throw new Error("snapshot corrompido");
+  mark("snapshotChecked");
   return bytes;
 }
 
@@ -117,8 +129,10 @@ booting?.catch(() => {}); // reported by init
 async function init({ interruptBuffer, snapshot }) {
   const boot = await (booting ?? bootFromSnapshot(snapshot));
   const { pyodide, bundle } = boot;
+  mark("loaded");
   // The file system is not in a snapshot: the graders are unpacked on every boot.
   pyodide.unpackArchive(bundle.bytes, "zip", { extractDir: LESSON_DIR });
+  mark("unpacked");
   let made = null;
   if (boot.made) {
     pyodide.runPython(`import sys; sys.path.insert(0, ${JSON.stringify(LESSON_DIR)})`);
@@ -145,12 +159,24 @@ async function init({ interruptBuffer, snapshot }) {
   pyodide.registerJsModule("_fstap", installFsTap(pyodide.FS));
   if (interruptBuffer) pyodide.setInterruptBuffer(new Int32Array(interruptBuffer));
   handle = pyodide.pyimport("graders.web").handle;
-  if (made) return { snapshot: made, fresh: true };
+  mark("ready");
+  const steps = { timings, files: loadTimes() };
+  if (made) return { snapshot: made, fresh: true, ...steps };
   // From IndexedDB: the page keeps that snapshot (a handle on the stored blob) for its next Python.
   if (boot.stored) {
-    return { snapshot: { ...boot.snapshot, bundle: bundle.bytes.slice().buffer, module: compiled }, restored: true, stored: true };
+    return { snapshot: { ...boot.snapshot, bundle: bundle.bytes.slice().buffer, module: compiled }, restored: true, stored: true, ...steps };
   }
-  return { restored: true };
+  return { restored: true, ...steps };
+}
+
+/** When each file this worker fetched began and ended loading (epoch ms), by file name. */
+function loadTimes() {
+  const files = {};
+  for (const entry of performance.getEntriesByType("resource")) {
+    const name = entry.name.split("/").pop();
+    files[name] = [performance.timeOrigin + entry.startTime, performance.timeOrigin + entry.responseEnd];
+  }
+  return files;
 }
 
 /** Keep the page's snapshot for the next visit (IndexedDB), hashed here: on the page, reading 31 MB
