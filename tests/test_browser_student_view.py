@@ -40,6 +40,9 @@ def lesson(browser, site_url):
 
 
 def show(page, viewport, palette):
+    # A page the browser counts as in the background gets no animation frames, and every wait below
+    # (element stability, wait_for_function) runs on them: a CI run once stalled 30 s per test here.
+    page.bring_to_front()
     page.set_viewport_size(viewport)
     page.emulate_media(color_scheme=palette)
     scheme = {"light": "default", "dark": "slate"}[palette]
