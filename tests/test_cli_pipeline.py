@@ -3,14 +3,15 @@ and the CLI's start does not load the supervisor's modules (they run inside the 
 
 from __future__ import annotations
 
-import queue
 import subprocess
 import sys
 import threading
+import time
 
 from conftest import ROOT
 
 from graders.cli import main
+from graders.cli.turns import Turns
 from graders.submission import from_python
 from graders.trace.ops import Trace
 
@@ -26,28 +27,26 @@ class FakeSandbox:
 
 def test_the_sandbox_goes_back_to_the_pool_before_the_trace_is_judged(monkeypatch):
     """While one thread judges a trace, the sandbox already serves the next submission."""
-    pool: queue.Queue = queue.Queue()
     sandbox = FakeSandbox()
-    pool.put(sandbox)
+    pool = Turns([sandbox])
     seen = {}
 
     def grade(exercise, submission, filename, run):
         trace = run("x = 1", filename, {"function": "run_agent"})
-        seen["free while judging"] = pool.qsize()  # the judge comes after the run, in this thread
+        seen["free while judging"] = pool.free()  # the judge comes after the run, in this thread
         raise RuntimeError("judge stops here")  # a judge failure is that file's own verdict
 
     monkeypatch.setattr(main, "grade", grade)
     settings = main.Settings(timeout=5.0, caps={"events": 10, "data": 10, "output": 10})
     result = main.grade_job("a.py", "nivel-2", from_python("x = 1", "a"), settings, pool, threading.Event())
     assert seen["free while judging"] == 1 and sandbox.runs == 1
-    assert pool.get_nowait() is sandbox  # and it is still there afterwards
+    assert pool.free() == 1 and pool.get(0) is sandbox  # and it is still there afterwards
     assert result["passed"] is False and all("Erro interno" in c["message"] for c in result["criteria"])
 
 
 def test_no_run_starts_after_ctrl_c_for_a_thread_that_waited_for_a_sandbox(monkeypatch):
-    pool: queue.Queue = queue.Queue()
     sandbox = FakeSandbox()
-    pool.put(sandbox)
+    pool = Turns([sandbox])
     stop = threading.Event()
 
     def grade(exercise, submission, filename, run):
@@ -57,7 +56,7 @@ def test_no_run_starts_after_ctrl_c_for_a_thread_that_waited_for_a_sandbox(monke
     monkeypatch.setattr(main, "grade", grade)
     settings = main.Settings(timeout=5.0, caps={"events": 10, "data": 10, "output": 10})
     assert main.grade_job("a.py", "nivel-2", from_python("x = 1", "a"), settings, pool, stop) is None
-    assert sandbox.runs == 0 and pool.qsize() == 1
+    assert sandbox.runs == 0 and pool.free() == 1
 
 
 def test_the_cli_does_not_import_the_supervisor():
@@ -72,3 +71,28 @@ def test_the_cli_does_not_import_the_supervisor():
     import graders.trace.kernel as kernel
 
     assert callable(kernel.run_traced) and callable(kernel.serve) and callable(kernel._build_filter)
+
+
+def test_a_free_sandbox_goes_to_the_earliest_file_waiting_whichever_thread_wakes_first():
+    """Under load a later file's thread can wake first; the sandbox still goes to the earlier file, so
+    an interrupted batch has graded the first files of the class, in order."""
+    turns = Turns()
+    served = []
+    threads = []
+    for order in (5, 1, 4, 0, 3, 2):  # the threads start waiting in a scrambled order
+        def wait_turn(order=order):
+            sandbox = turns.get(order)
+            served.append(order)
+            turns.put(sandbox)
+        thread = threading.Thread(target=wait_turn)
+        thread.start()
+        threads.append(thread)
+    deadline = time.monotonic() + 10
+    while len(turns._waiting) < 6 and time.monotonic() < deadline:  # all six are waiting
+        time.sleep(0.01)
+    assert len(turns._waiting) == 6
+    turns.put("sandbox")  # one sandbox comes free
+    for thread in threads:
+        thread.join(timeout=10)
+    assert served == [0, 1, 2, 3, 4, 5]
+    assert turns.free() == 1

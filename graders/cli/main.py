@@ -9,7 +9,6 @@ Exit codes: see EXIT_* below (and the README).
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import sys
 import threading
@@ -26,6 +25,7 @@ from ..judge.verdict import failed_all
 from ..replay.states import TooManyStates
 from .reduced import fences_text
 from .sandbox import Sandbox, bwrap_problem, planned_fences, sweep_abandoned
+from .turns import Turns
 
 EXIT_OK, EXIT_FAILED, EXIT_NOTHING_GRADED, EXIT_SOME_UNGRADED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_INPUT = EXIT_NOTHING_GRADED  # usage errors too
@@ -161,8 +161,9 @@ def _limit_message(trace, settings: Settings) -> str | None:
 
 
 def grade_job(path: str, exercise: str, submission: Submission, settings: Settings,
-              sandboxes: "queue.Queue[Sandbox]", stop: threading.Event) -> dict | None:
-    """The normalised verdict of one exercise of one file; None when Ctrl+C came first."""
+              sandboxes: Turns, stop: threading.Event, order: int = 0) -> dict | None:
+    """The normalised verdict of one exercise of one file (job number `order` of the batch); None when
+    Ctrl+C came first."""
     if stop.is_set():
         return None
     traces = []
@@ -172,7 +173,7 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
             raise _Interrupted
         # A sandbox only for the run itself: it goes back to the pool before this thread judges, so
         # another submission's student code runs while this one's trace is judged.
-        sandbox = sandboxes.get()
+        sandbox = sandboxes.get(order)
         try:
             if stop.is_set():  # Ctrl+C while this thread waited for a sandbox: no new run starts
                 raise _Interrupted
@@ -276,10 +277,8 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
     progress = Progress(len(jobs), show)
     workers = max(1, min(args.jobs, len(jobs)))
     sweep_abandoned()  # what an earlier CLI, killed outright, left in /dev/shm
-    sandboxes: queue.Queue = queue.Queue()
     created = [Sandbox(isolated=isolated, memory_mb=args.memory) for _ in range(workers)]
-    for sandbox in created:
-        sandboxes.put(sandbox)
+    sandboxes = Turns(created)
     left = []
     # Twice as many threads as sandboxes: while one thread judges a trace (pure Python, here), another
     # already has that sandbox running the next submission, so no sandbox waits for the judge.
@@ -289,7 +288,7 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
     switch = sys.getswitchinterval()
     sys.setswitchinterval(min(switch, 0.0005))
     try:
-        futures = {pool.submit(grade_job, rows[r]["file"], ex, sub, settings, sandboxes, stop): i
+        futures = {pool.submit(grade_job, rows[r]["file"], ex, sub, settings, sandboxes, stop, i): i
                    for i, (r, ex, sub) in enumerate(jobs)}
         pending = set(futures)
         while pending and not stop.is_set():

@@ -69,10 +69,8 @@ class Writes:
                 if tracked:
                     written = _write_at(dup, data, where, move=offset is None)
                 elif append:
-                    where = 0
                     written = os.write(dup, data) if offset is None else os.pwritev(dup, [data], -1, RWF_APPEND) if rwf & RWF_APPEND else os.pwrite(dup, data, offset)
                 else:
-                    where = 0
                     written = os.write(dup, data) if offset is None else os.pwrite(dup, data, offset)
             except OSError as exc:
                 if tracked:
