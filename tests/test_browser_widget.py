@@ -234,8 +234,10 @@ def executar_error(page, exercise_id, code) -> str:
     """Executar on `code`; the error the run's output shows."""
     section = widget(page, exercise_id)
     set_code(page, exercise_id, code)
+    # An earlier run's error stays on screen (marked stale) until this run's output replaces it.
+    section.locator(".exercise-output__error").evaluate_all("els => els.forEach(e => e.dataset.old = '1')")
     section.get_by_role("button", name="Executar").click()
-    error = section.locator(".exercise-output__error")
+    error = section.locator(".exercise-output__error:not([data-old])")
     error.wait_for(timeout=VERDICT_TIMEOUT_MS)
     return error.inner_text()
 
