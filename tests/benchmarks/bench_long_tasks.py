@@ -55,6 +55,22 @@ new PerformanceObserver(l => { for (const e of l.getEntries())
 """
 
 
+def read_and_tap(page, scroll: bool, seconds: float) -> int:
+    """A reader for `seconds`: a tap on plain text every TAP_EVERY_S (where a reader rests a finger:
+    nothing to do but answer it), after a scroll 2 s in when `scroll`; returns the taps made."""
+    taps = 0
+    elapsed = 0.0
+    while elapsed < seconds:
+        if scroll and taps == 0:
+            page.wait_for_timeout(2000)
+            page.mouse.wheel(0, 600)
+            elapsed += 2
+        page.touchscreen.tap(200, 500)
+        taps += 1
+        page.wait_for_timeout(TAP_EVERY_S * 1000)
+        elapsed += TAP_EVERY_S
+    return taps
+
 def one_run(browser, url: str, scroll: bool) -> dict:
     context = browser.new_context(**PHONE)
     context.add_init_script(OBSERVE)
@@ -64,18 +80,7 @@ def one_run(browser, url: str, scroll: bool) -> dict:
     page.goto(url)
     page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0")
     fcp = page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime")
-    taps = 0
-    elapsed = 0.0
-    while elapsed < WATCH_S:
-        if scroll and taps == 0:
-            page.wait_for_timeout(2000)
-            page.mouse.wheel(0, 600)
-            elapsed += 2
-        # A tap on plain text, where a reader rests a finger: nothing to do but answer it.
-        page.touchscreen.tap(200, 500)
-        taps += 1
-        page.wait_for_timeout(TAP_EVERY_S * 1000)
-        elapsed += TAP_EVERY_S
+    read_and_tap(page, scroll, WATCH_S)
     long_tasks = [d for start, d in page.evaluate("__long") if start >= fcp]
     frames = [f for f in page.evaluate("__loaf") if f["start"] >= fcp]
     per_tap: dict = {}

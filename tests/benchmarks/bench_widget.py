@@ -39,6 +39,7 @@ The last line (`JSON: {...}`) holds every figure, for the README.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gzip
 import http.server
@@ -160,6 +161,19 @@ def serve(directory):
 def stop_serving(server):
     server.shutdown()
     server.server_close()
+
+
+@contextlib.contextmanager
+def served_lesson():
+    """The lesson built into a temporary folder and served: yields (its folder, its base URL)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp) / "site"
+        build(site)
+        server, base = serve(site)
+        try:
+            yield site, base
+        finally:
+            stop_serving(server)
 
 
 def build(site: Path):
@@ -526,10 +540,7 @@ def warm_only(runs: int) -> None:
     """`bench_widget.py warm [RUNS]`: only the warm "Verificar", measured inside the page."""
     from playwright.sync_api import sync_playwright
 
-    with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "site"
-        build(site)
-        server, base = serve(site)
+    with served_lesson() as (site, base):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             context = browser.new_context(viewport=VIEWPORT)
@@ -539,7 +550,6 @@ def warm_only(runs: int) -> None:
             in_page_verify(page)  # the first check of a visit warms the grader up: not counted
             times = [in_page_verify(page) for _ in range(runs)]
             browser.close()
-        stop_serving(server)
     print(f"Verificar com o Python já carregado, medido na página (clique ao quadro pintado): "
           f"{statistics.median(times):.0f} ms, mediana de {runs} ({', '.join(f'{t:.0f}' for t in times)}); "
           f"meta ≤ {GOALS['warm_in_page_ms']} ms")
@@ -650,10 +660,7 @@ def revisit_only(rounds: int, trace: bool, profile: bool) -> None:
 
     load_before = os.getloadavg()
     bare, revisits = [], []
-    with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "site"
-        build(site)
-        server, base = serve(site)
+    with served_lesson() as (site, base):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             for _ in range(rounds):
@@ -666,7 +673,6 @@ def revisit_only(rounds: int, trace: bool, profile: bool) -> None:
                 else:
                     revisits.append(revisit_breakdown(lambda: browser.new_context(viewport=VIEWPORT), base, trace))
             browser.close()
-        stop_serving(server)
     load_after = os.getloadavg()
     revisit_s = [r["revisit_s"] for r in revisits]
     ratio = med(revisit_s) / med(bare)
@@ -789,14 +795,10 @@ def memory_only(rounds: int) -> None:
 
     load_before = os.getloadavg()
     results = []
-    with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "site"
-        build(site)
-        server, base = serve(site)
+    with served_lesson() as (site, base):
         with sync_playwright() as p:
             for _ in range(rounds):
                 results.append(memory_round(p, base))
-        stop_serving(server)
     load_after = os.getloadavg()
     print(f"Memória da página da lição (Chromium headless, 1ª visita, PSS de /proc; {rounds} rodadas, medianas):")
     for moment, label in (("rest", "em repouso após o 1º veredito"), ("after_stop", "em repouso após Parar e veredito")):
@@ -828,10 +830,7 @@ def main():
     began = time.perf_counter()
     bare, cold, cold_nosw, idle, idle_ready, sw, nosw, first, first2, revisit = [], [], [], [], [], [], [], [], [], []
     extras = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        site = Path(tmp) / "site"
-        build(site)
-        server, base = serve(site)
+    with served_lesson() as (site, base):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
             for n in range(rounds):
@@ -847,7 +846,6 @@ def main():
                 revisit.append(revisit_verdict(browser, base))
                 cold_nosw.append(cold_verdict(browser, base, site, service_workers="block"))
             browser.close()
-        stop_serving(server)
     total = time.perf_counter() - began
     load_after = os.getloadavg()
 

@@ -22,7 +22,7 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_lighthouse import CHROMIUM, PAGE  # noqa: E402
-from bench_long_tasks import ARGS, OBSERVE, PHONE, TAP_EVERY_S  # noqa: E402
+from bench_long_tasks import ARGS, OBSERVE, PHONE, read_and_tap  # noqa: E402
 from gzip_server import serve_gzip  # noqa: E402
 
 WATCH_S = 12
@@ -54,17 +54,7 @@ def trace_once(browser, url: str, scroll: bool) -> tuple[list[dict], dict]:
     cdp.send("Tracing.start", {"categories": CATEGORIES, "transferMode": "ReportEvents"})
     page.goto(url)
     page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0")
-    elapsed = 0.0
-    tapped = 0
-    while elapsed < WATCH_S:
-        if scroll and tapped == 0:
-            page.wait_for_timeout(2000)
-            page.mouse.wheel(0, 600)
-            elapsed += 2
-        page.touchscreen.tap(200, 500)
-        tapped += 1
-        page.wait_for_timeout(TAP_EVERY_S * 1000)
-        elapsed += TAP_EVERY_S
+    read_and_tap(page, scroll, WATCH_S)
     frames = {"fcp": page.evaluate("performance.getEntriesByName('first-contentful-paint')[0].startTime"),
               "frames": page.evaluate("__loaf")}
     cdp.send("Tracing.end")
