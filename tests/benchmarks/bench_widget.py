@@ -434,17 +434,22 @@ def first_visit_stop_at_once(browser, base, device_memory: int | None = None) ->
     return {**result, "isolated": isolated}
 
 
-def revisit_verdict(browser, base) -> dict:
-    """A first visit that stores the snapshot, then a revisit: Verificar at once, timed like
-    cold_verdict; and the bare boot page loaded twice in one context (its second load, warm cache)."""
-    context = browser.new_context(viewport=VIEWPORT)
+def visit_until_stored(context, base):
+    """A first visit, left open once the page has stored its snapshot for the next one (60 s at most)."""
     page = context.new_page()
     page.goto(base + "licao-2/")
     python_ready(page)
     start = time.perf_counter()
     while not page.evaluate(STORED) and time.perf_counter() - start < 60:
         page.wait_for_timeout(200)
-    page.close()
+    return page
+
+
+def revisit_verdict(browser, base) -> dict:
+    """A first visit that stores the snapshot, then a revisit: Verificar at once, timed like
+    cold_verdict; and the bare boot page loaded twice in one context (its second load, warm cache)."""
+    context = browser.new_context(viewport=VIEWPORT)
+    visit_until_stored(context, base).close()
     page = context.new_page()
     start = time.perf_counter()
     page.goto(base + "licao-2/")
@@ -625,12 +630,7 @@ def revisit_breakdown(new_context, base, trace: bool = False) -> dict:
     """revisit_verdict's revisit, with the page's and the worker's marks (ms after navigation start).
     `new_context()`: a fresh context (Playwright's, like a private window) or a fresh profile on disk."""
     context = new_context()
-    page = context.new_page()
-    page.goto(base + "licao-2/")
-    python_ready(page)
-    start = time.perf_counter()
-    while not page.evaluate(STORED) and time.perf_counter() - start < 60:
-        page.wait_for_timeout(200)
+    page = visit_until_stored(context, base)
     page.wait_for_function(CONTROLLED, timeout=20_000)
     page.close()
     page = context.new_page()
