@@ -21,7 +21,7 @@ _sandbox_made = threading.Lock()  # callers on several threads share one sandbox
 
 def default_run():
     """Where student code runs when the caller does not say: Pyodide's tap in the browser; elsewhere
-    one shared sandbox of the CLI's (bubblewrap when it works here, else reduced mode)."""
+    one shared sandbox of graders.sandbox (bubblewrap when it works here, else reduced mode)."""
     global _sandbox
     if sys.platform == "emscripten":
         from .trace.browser import run_in_pyodide
@@ -31,7 +31,7 @@ def default_run():
         if _sandbox is None:
             import atexit
 
-            from .cli.sandbox import Sandbox, bwrap_problem
+            from .sandbox.sandbox import Sandbox, bwrap_problem
 
             _sandbox = Sandbox(isolated=not bwrap_problem())
             atexit.register(_sandbox.close)

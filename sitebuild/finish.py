@@ -98,12 +98,12 @@ def vendor_pyodide(root: Path, site: Path) -> None:
 BUNDLE = "assets/python/lesson.zip"
 # CLI-only modules and packages (paths inside graders/): they use subprocess, seccomp and resource
 # limits, which Pyodide lacks.
-BUNDLE_SKIP = {"cli.py", "sandbox.py", "forkserver.py", "fence.py", "__main__.py", "trace/kernel.py", "cli"}
+BUNDLE_SKIP = ("__main__.py", "cli/", "sandbox/", "trace/kernel/")
 FIXED_DATE = (2026, 1, 1, 0, 0, 0)
 
 
 def _skipped(path: Path) -> bool:
-    return "__pycache__" in path.parts or path.as_posix() in BUNDLE_SKIP or path.parts[0] in BUNDLE_SKIP
+    return "__pycache__" in path.parts or path.as_posix().startswith(BUNDLE_SKIP)
 
 
 def bundle_bytes(root: Path) -> bytes:

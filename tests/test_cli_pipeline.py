@@ -11,7 +11,7 @@ import time
 from conftest import ROOT
 
 from graders.cli import main
-from graders.cli.turns import Turns
+from graders.sandbox.turns import Turns
 from graders.submission import from_python
 from graders.trace.ops import Trace
 

@@ -247,7 +247,7 @@ def test_every_option_is_in_the_readme():
 
 
 def test_a_sandbox_that_fails_to_start_leaves_nothing(monkeypatch):
-    from graders.cli import sandbox as sandbox_module
+    from graders.sandbox import sandbox as sandbox_module
 
     before = _shm()
     monkeypatch.setattr(sandbox_module, "python_executable", lambda: "/nao/existe/python3")
@@ -451,7 +451,7 @@ def test_a_cli_killed_outright_leaves_no_process_and_the_next_one_sweeps_its_fol
 
 
 def test_the_sweep_takes_only_our_abandoned_folders(tmp_path):
-    from graders.cli import sandbox as sandbox_module
+    from graders.sandbox import sandbox as sandbox_module
 
     def folder(name, lock="free"):
         path = tmp_path / name
@@ -485,7 +485,7 @@ def test_the_sweep_takes_reduced_modes_temp_folders_with_their_sandbox(tmp_path,
     """Reduced mode keeps its temp folder in the system temp folder (another file system, as /tmp is
     under bubblewrap), named as its sandbox's folder: an abandoned one goes with it, or alone when an
     older CLI removed the sandbox folder; a live sandbox's stays."""
-    from graders.cli import sandbox as sandbox_module
+    from graders.sandbox import sandbox as sandbox_module
 
     shm, system = tmp_path / "shm", tmp_path / "sistema"
     shm.mkdir()

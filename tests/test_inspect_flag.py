@@ -27,7 +27,7 @@ import advkit  # noqa: E402
 from graders.cli import classreport, formats, metadata  # noqa: E402
 from graders.cli.inspection import detect, source_signs  # noqa: E402
 from graders.cli.report import normalise  # noqa: E402
-from graders.cli.sandbox import bwrap_problem  # noqa: E402
+from graders.sandbox.sandbox import bwrap_problem  # noqa: E402
 from graders.trace.kernel.reads import sign_of  # noqa: E402
 
 SOLUTION = (ROOT / "exercises" / "nivel-2" / "solution.py").read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
 """`python -m graders EXERCISE FILE...`: grade submissions on an instructor's machine.
 
-Student code runs only in sandboxed processes (graders.cli.sandbox), traced from below Python; the
+Student code runs only in sandboxed processes (graders.sandbox), traced from below Python; the
 judge runs here, on the trace. One submission's failure, output or attack is that file's own
 verdict, never the batch's. Ctrl+C stops the batch within a second and still reports what was graded.
 Exit codes: see EXIT_* below (and the README).
@@ -23,9 +23,9 @@ from ..grading import grade
 from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem, text_of
 from ..judge.verdict import failed_all
 from ..replay.states import TooManyStates
-from .reduced import fences_text
-from .sandbox import Sandbox, bwrap_problem, planned_fences, sweep_abandoned
-from .turns import Turns
+from ..sandbox.reduced import fences_text
+from ..sandbox.sandbox import Sandbox, bwrap_problem, planned_fences, sweep_abandoned
+from ..sandbox.turns import Turns
 
 EXIT_OK, EXIT_FAILED, EXIT_NOTHING_GRADED, EXIT_SOME_UNGRADED, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_INPUT = EXIT_NOTHING_GRADED  # usage errors too

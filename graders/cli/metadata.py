@@ -10,7 +10,7 @@ import hashlib
 import re
 from pathlib import Path
 
-from .reduced import fences_text
+from ..sandbox.reduced import fences_text
 
 ROOT = Path(__file__).resolve().parents[2]
 ISOLATION_TEXT = {

@@ -46,7 +46,7 @@ REPORT_LIMIT_PER_FILE = 2 * 1024 * 1024
 # A line of the host's /etc/passwd that the sandbox's own small passwd does not have (its root line
 # is the usual one): a sandboxed submission must not be able to read it.
 try:
-    from graders.cli.sandbox import PASSWD as _SANDBOX_PASSWD
+    from graders.sandbox.sandbox import PASSWD as _SANDBOX_PASSWD
 
     PASSWD_LINE = next((line for line in Path("/etc/passwd").read_text().splitlines()
                         if line and line not in _SANDBOX_PASSWD.splitlines()), "")

@@ -12,7 +12,7 @@ import shutil
 
 import pytest
 
-from graders.cli.sandbox import Sandbox
+from graders.sandbox.sandbox import Sandbox
 
 JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.cli.sandbox import Sandbox
+from graders.sandbox.sandbox import Sandbox
 from graders.trace.kernel.seccomp import syscall_nr
 
 JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}

@@ -17,7 +17,7 @@ import pytest
 from advkit import (
     ROOT, assert_sibling_passes, brief, by_file, crit, make_arena, report, run_cli,
 )
-from graders.cli.sandbox import Sandbox, bwrap_problem
+from graders.sandbox.sandbox import Sandbox, bwrap_problem
 
 pytestmark = pytest.mark.skipif(bool(bwrap_problem()), reason="these attacks are judged in the bwrap sandbox")
 

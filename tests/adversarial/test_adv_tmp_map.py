@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.cli.sandbox import Sandbox
+from graders.sandbox.sandbox import Sandbox
 
 JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}
 SECRET = "segredo do professor em /tmp"

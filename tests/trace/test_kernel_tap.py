@@ -11,7 +11,7 @@ import textwrap
 
 import pytest
 
-from graders.cli.sandbox import Sandbox
+from graders.sandbox.sandbox import Sandbox
 from graders.trace import kernel
 
 JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}

@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from graders.cli.sandbox import Sandbox
+from graders.sandbox.sandbox import Sandbox
 from graders.trace.kernel.seccomp import syscall_nr
 
 HERE = Path(__file__).resolve().parent

@@ -29,7 +29,7 @@ def header_lines(meta: dict) -> list[str]:
         f"(pesos iguais, salvo indicação), de 0 a {decimal(meta['nota_max'])}",
         f"Regra: {meta['merge_rule']}",
     ]
-    if meta.get("fences_text"):  # what the sandbox says it enforced (graders.cli.sandbox)
+    if meta.get("fences_text"):  # what the sandbox says it enforced (graders.sandbox)
         lines.append(f"Cercas em vigor: {meta['fences_text']}")
     if meta.get("interrupted"):
         left = len(meta.get("not_graded") or [])
