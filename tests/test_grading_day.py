@@ -234,16 +234,16 @@ def test_usage_errors_speak_portuguese(args, says):
         assert not re.search(rf"\b{english}\b", run.stderr), run.stderr
 
 
-def test_every_option_is_in_the_readme():
+def test_every_option_is_in_the_instructors_guide():
     from graders.cli.options import build_parser
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    guide = (ROOT / "PROFESSORES.md").read_text(encoding="utf-8")
     for action in build_parser()._actions:
         for option in action.option_strings:
             if option.startswith("--"):
-                assert f"`{option}" in readme, f"{option} is not documented in the README"
+                assert f"`{option}" in guide, f"{option} is not documented in PROFESSORES.md"
     for code in ("**0**", "**1**", "**2**", "**3**", "**130**"):
-        assert code in readme
+        assert code in guide
 
 
 def test_a_sandbox_that_fails_to_start_leaves_nothing(monkeypatch):
