@@ -1,7 +1,7 @@
 """Guard for the private Pyodide API the page's Python relies on (python-worker.js): memory snapshots.
 
 It runs the pinned Pyodide under Node (tests/pyodide_snapshot.mjs) and fails loudly when an upgrade
-changes what the worker assumes (see the README, "O Python que a página guarda")."""
+changes what the worker assumes (see ARCHITECTURE.md, "The page")."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 summary, possible copies, ignored files, the report's facts); every output format only reads it.
 
 Scores are over the whole assignment: a criterion that was not delivered, or that a `.py` cannot
-answer, counts as not met. Formula (README): Σ met weights / Σ weights of every criterion of every
+answer, counts as not met. Formula (PROFESSORES.md, "Notas e pesos"): Σ met weights / Σ weights of every criterion of every
 exercise of the assignment, times `nota_max`.
 """
 

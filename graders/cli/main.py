@@ -3,7 +3,7 @@
 Student code runs only in sandboxed processes (graders.sandbox), traced from below Python; the
 judge runs here, on the trace. One submission's failure, output or attack is that file's own
 verdict, never the batch's. Ctrl+C stops the batch within a second and still reports what was graded.
-Exit codes: see EXIT_* below (and the README).
+Exit codes: see EXIT_* below (and PROFESSORES.md).
 """
 
 from __future__ import annotations
@@ -262,7 +262,7 @@ def _isolation(choice: str) -> bool | None:
         return None
     if problem:
         sys.stderr.write(f"aviso: isolamento reduzido — {problem}. O código dos alunos roda sem o bubblewrap, "
-                         f"com estas cercas: {fences_text(planned_fences(False))} (veja o README).\n")
+                         f"com estas cercas: {fences_text(planned_fences(False))} (veja PROFESSORES.md, Isolamento).\n")
         return False
     return True
 

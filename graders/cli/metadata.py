@@ -15,7 +15,7 @@ from ..sandbox.reduced import fences_text
 ROOT = Path(__file__).resolve().parents[2]
 ISOLATION_TEXT = {
     "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
-    "reduzido": "reduzido (sem bubblewrap; veja o README)",
+    "reduzido": "reduzido (sem bubblewrap; veja PROFESSORES.md, Isolamento)",
 }
 
 

@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="lê os .py e .json de dentro de cada .zip, na memória, sem extrair (com limites de "
                              "tamanho e de quantidade); sem esta opção, um .zip é listado como ignorado")
     parser.add_argument("--pesos", metavar="PESOS.TOML",
-                        help="pesos dos exercícios e critérios (padrão: todos os critérios valem o mesmo; veja o README)")
+                        help="pesos dos exercícios e critérios (padrão: todos os critérios valem o mesmo; veja PROFESSORES.md)")
     parser.add_argument("--timeout", metavar="SEGUNDOS", type=_seconds, default=10.0,
                         help=f"limite de tempo de cada execução do código do aluno, em segundos (padrão: 10; "
                              f"máximo: {TIMEOUT_MAX:.0f})")

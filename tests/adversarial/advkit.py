@@ -55,7 +55,7 @@ except OSError:  # pragma: no cover - every Linux has it
 HOST_PIDNS = os.readlink("/proc/self/ns/pid") if os.path.exists("/proc/self/ns/pid") else ""
 
 # Isolation modes under test: None = the CLI's default (auto), else the --isolamento value.
-# The guarantees these attacks test are the sandbox's (README, "Isolamento"); reduced mode promises less.
+# The guarantees these attacks test are the sandbox's (PROFESSORES.md, "Isolamento"); reduced mode promises less.
 MODES = [None]
 # The container case: `auto` under a filter that refuses namespaces as Docker's default profile does
 # (tests/no_namespaces.py), so bubblewrap is refused and reduced mode's fences must hold instead.

@@ -60,7 +60,7 @@ ATTACKS = {
 # Signs of a grader the sandbox hides: code that is atomic only when it sees one must fail.
 HIDDEN_SIGNS = ["uid", "passwd", "home", "flags", "nspid", "cwd", "hostname", "homedir", "env", "umask", "user_name",
                 "pid", "proc1", "ppid"]
-# Signs it still shows (README, "Limites conhecidos"): such code passes. Strict xfails, so that hiding
+# Signs it still shows (PROFESSORES.md, "Com o bubblewrap"): such code passes. Strict xfails, so that hiding
 # one turns its test red until it moves to HIDDEN_SIGNS.
 KNOWN_SIGNS = {
     "seccomp": "/proc/self/status shows the seccomp filter",

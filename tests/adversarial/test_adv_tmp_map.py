@@ -131,7 +131,7 @@ def save_checkpoint(state):
                                             flipped(b"/usr/lib/os-release", DECOY.encode(), open_read)))
     print("TMPMAP " + json.dumps(seen, sort_keys=True))
 '''
-# What reduced mode answers differently, and why (README, "O mesmo disco nos dois modos"): chdir is
+# What reduced mode answers differently, and why (PROFESSORES.md, "O que muda entre os dois modos"): chdir is
 # the kernel's (the supervisor cannot move another process's working folder), so a folder made by
 # hand under /tmp, which exists only in the run's own temp folder, is not found by it.
 DIFFERENT = {"chdir_pasta_feita_a_mao"}

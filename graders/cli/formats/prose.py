@@ -7,7 +7,7 @@ from ..report import plural, revealed
 
 ISOLATION_TEXT = {
     "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
-    "reduzido": "reduzido (sem bubblewrap; veja o README)",
+    "reduzido": "reduzido (sem bubblewrap; veja PROFESSORES.md, Isolamento)",
 }
 # Said wherever a format lists the students flagged by graders.cli.inspection.
 INSPECTING = ("inspecionam o corretor (leem /proc ao rodar, ou o código olha o corretor por dentro; "
