@@ -28,27 +28,23 @@ def text(doc: str) -> str:
     return (ROOT / doc).read_text(encoding="utf-8")
 
 
-def prose_lines(doc: str) -> list[str]:
-    """The document's lines outside fenced code blocks."""
+def _lines(doc: str, fenced_wanted: bool) -> list[str]:
+    """The document's lines outside fenced code blocks, or inside them."""
     out, fenced = [], False
     for line in text(doc).splitlines():
         if FENCE.match(line):
             fenced = not fenced
-            continue
-        if not fenced:
+        elif fenced == fenced_wanted:
             out.append(line)
     return out
+
+
+def prose_lines(doc: str) -> list[str]:
+    return _lines(doc, False)
 
 
 def code_lines(doc: str) -> list[str]:
-    out, fenced = [], False
-    for line in text(doc).splitlines():
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
-        if fenced:
-            out.append(line)
-    return out
+    return _lines(doc, True)
 
 
 def slug(heading: str) -> str:
