@@ -1,5 +1,5 @@
 // Service worker of the lesson site: offline revisits and cross-origin isolation on any static host.
-// overrides/hooks/service_worker.py fills BUILD at build time; left null, this worker does nothing.
+// sitebuild/finish.py fills BUILD at build time; left null, this worker does nothing.
 const BUILD = /*BUILD*/ null;
 
 const SCOPE = self.registration.scope;

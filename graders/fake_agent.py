@@ -1,4 +1,4 @@
-"""The scripted conversation that `run_agent` is graded against (served by graders.controller).
+"""The scripted conversation that `run_agent` is graded against (served by graders.trace.agent_server).
 
 The model asks for two tools in a row, then ends (the lesson's "uma tarefa que chama
 ferramentas duas vezes seguidas"). Responses are plain dicts shaped like the Messages API.

@@ -1,7 +1,7 @@
 """Every crash point of a graded run, described for the timeline (the page's and the instructor's
 report): the judge's own points and outcomes, under a killed process and under a power loss.
 
-Schema (also in the README):
+Schema:
   {"path": "checkpoint.json", "total_ops": N, "groups": ["início", "A1", "ferramenta 1", ...],
    "power_loss": "advice"|"graded",
    "points": [{"n", "op", "torn_at", "kind", "group", "where", "outcome": "ok"|"falhou",

@@ -21,7 +21,7 @@ function startPythonEarly() {
 }
 
 // Each exercise (its editor above all: CodeMirror is most of the page's script) is mounted when it
-// nears the screen, so a phone paints and scrolls the text without that work (see README).
+// nears the screen, so a phone paints and scrolls the text without that work. See ARCHITECTURE.md, "The page".
 let nearScreen = null;
 function mountExercisesNearScreen() {
   nearScreen?.disconnect(); // the previous page's, after instant navigation
