@@ -53,9 +53,8 @@ for candidate in "${AUTOGRADER_PYTHON:-}" python3.13 python3.12 python3.11 pytho
   fi
 done
 if [ -z "$py" ]; then
-  mkdir -p "$base/results"
-  printf '%s\\n' '{"output": "Sem nota: o autograder precisa de Python 3.11 ou mais novo na imagem (veja setup.sh). Isto não é um zero: o professor vai olhar esta entrega.", "output_format": "text", "stdout_visibility": "hidden", "tests": [{"name": "Sem nota", "status": "failed", "output": "Python 3.11+ ausente na imagem do autograder."}]}' > "$base/results/results.json"
-  echo "erro: nenhum Python 3.11+ na imagem" >&2
+  # No results.json: Gradescope then gives no score (see graders/autograder/gradescope.py).
+  echo "Sem nota: o autograder precisa de Python 3.11 ou mais novo na imagem (veja setup.sh)."
   exit 0
 fi
 export PYTHONPATH="$base/source/corretor"
@@ -97,29 +96,35 @@ def identity(metadata_path: Path) -> str | None:
     return ", ".join(names) or None
 
 
-def results(outcome: Outcome, several: bool) -> dict:
-    """results.json for Gradescope. Not graded: no score anywhere (a score is a grade; the spec makes
-    it optional) and one failed informational test that says why."""
-    base = {"execution_time": round(outcome.elapsed), "output": outcome.student_text(), "output_format": "text",
-            "test_output_format": "text", "test_name_format": "text", "visibility": "visible",
-            "stdout_visibility": "hidden"}
+def results(outcome: Outcome, several: bool) -> dict | None:
+    """results.json for Gradescope, or None when the submission is not graded.
+
+    Not graded has no results file on purpose: the specs make a score mandatory ("score: optional, but
+    required if not on each test case"), and any score is a grade. Without a valid results.json
+    Gradescope marks the submission "The autograder failed to execute correctly"
+    (docs/troubleshooting.md) and gives it no score; the reason is printed to stdout, which instructors
+    see (`stdout_visibility` defaults to hidden)."""
     if outcome.not_graded:
-        return {**base, "extra_data": {"not_graded": outcome.not_graded},
-                "tests": [{"name": "Sem nota", "status": "failed", "output": outcome.not_graded,
-                           "visibility": "visible"}]}
+        return None
     tests = []
     for number, t in enumerate(outcome.tests, 1):
         tests.append({"name": f"{t.exercise} · {t.name}" if several else t.name, "number": str(number),
                       "score": t.score, "max_score": t.points, "status": "passed" if t.passed else "failed",
                       "output": t.message, "visibility": "visible"})
-    return {**base, "score": outcome.score, "tests": tests}
+    return {"score": outcome.score, "execution_time": round(outcome.elapsed), "output": outcome.student_text(),
+            "output_format": "text", "test_output_format": "text", "test_name_format": "text",
+            "visibility": "visible", "stdout_visibility": "hidden", "tests": tests}
 
 
-def write_results(folder: Path, data: dict):
+def write_results(folder: Path, data: dict | None):
     folder.mkdir(parents=True, exist_ok=True)
+    target = folder / "results.json"
+    if data is None:
+        target.unlink(missing_ok=True)  # nothing stale may stand for a grade
+        return
     temporary = folder / ".results.json.tmp"
     temporary.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
-    os.replace(temporary, folder / "results.json")
+    os.replace(temporary, target)
 
 
 def main(argv: list[str]) -> int:
@@ -131,15 +136,14 @@ def main(argv: list[str]) -> int:
             outcome = grade(root, base / "submission", Path(work), config,
                             identity(base / "submission_metadata.json"), float(config["nota_max"]))
         data = results(outcome, len({t.exercise for t in outcome.tests}) > 1)
+        print(outcome.student_text())
         for line in outcome.log:  # stdout: instructors only
             print(line)
-    except Exception:  # noqa: BLE001 - the student still gets a results file that says what happened
+    except Exception:  # noqa: BLE001 - no grade, and the instructor reads why
         traceback.print_exc()
-        data = {"output": "Sem nota: erro interno do autograder. Isto não é um zero: o professor vai olhar "
-                          "esta entrega.", "output_format": "text", "stdout_visibility": "hidden",
-                "tests": [{"name": "Sem nota", "status": "failed", "output": "erro interno do autograder"}]}
+        print("Sem nota: erro interno do autograder.")
+        data = None
     write_results(base / "results", data)
-    print(data["output"])
     return 0
 
 

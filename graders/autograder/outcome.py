@@ -17,7 +17,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from types import SimpleNamespace
+
 from .. import exercises
+from ..judge.ends import end_sentence, end_text
 from ..submission import SubmissionError, export_entries
 
 # Written beside graders/ in every generated autograder: what the instructor chose.
@@ -72,6 +75,22 @@ class Outcome:
 
     def student_text(self) -> str:
         return "\n".join(self.summary)
+
+
+# How a run ended when it did not end by itself (graders/judge/ends.py), as the criteria word it: said
+# once for the whole run, where the student reads it even when the criteria themselves stay closed.
+_RUN_ENDS = [SimpleNamespace(end=end, limits=None, code=None) for end in ("timeout", "flood", "protocol")]
+
+
+def run_endings(tests: list[Test]) -> list[str]:
+    """["nivel-2: Tempo esgotado — …."] for each exercise whose run the grader had to stop."""
+    lines = []
+    for ex in dict.fromkeys(t.exercise for t in tests):
+        texts = " ".join(t.full for t in tests if t.exercise == ex)
+        for trace in _RUN_ENDS:
+            if end_text(trace) in texts:
+                lines.append(f"{ex}: {end_sentence(trace)}")
+    return lines
 
 
 def load_config(root: Path) -> dict:
@@ -327,7 +346,7 @@ def grade(root: Path, submission: Path, work: Path, config: dict, who: str | Non
         head.append(f"Sem nota: {outcome.not_graded}. Isto não é um zero: o professor vai olhar esta entrega.")
     else:
         head.append(f"Pontos: {_number(outcome.score)} de {_number(outcome.max_score)}.")
-    outcome.summary[:0] = head + [f"Não lido: {item}" for item in left_out]
+    outcome.summary[:0] = head + run_endings(outcome.tests) + [f"Não lido: {item}" for item in left_out]
     outcome.elapsed = time.monotonic() - started
     return outcome
 
