@@ -513,3 +513,59 @@ def test_classroom_not_graded_posts_no_points(classroom_template, tmp_path):
     assert result["status"] == "error" and result["max_score"] == 0
     assert report["notices"] == [] and report["failed"] == "Some tests errored."
     assert report["console"][0].startswith("Error: respostas-licao-2.json")
+
+
+# --- the edges every platform shares ---------------------------------------------------------
+
+
+FLOOD = "import sys\nsys.stdout.write('x' * (3 << 20))\n" + STARTER
+
+
+def test_a_grader_limit_is_not_graded(pl_question, tmp_path):
+    """A run stopped by a grader limit (here: more than --max-saida printed) is the CLI's "não avaliado":
+    PrairieLearn's gradable false, with the CLI's reason."""
+    data, *_ = prairielearn(pl_question, tmp_path, {"nivel-2.py": FLOOD})
+    assert data["gradable"] is False and "score" not in data
+    assert "limite do corretor" in data["message"]
+
+
+@pytest.fixture(scope="module")
+def gradescope_nivel2_zip(tmp_path_factory) -> Path:
+    out = generate("gradescope", tmp_path_factory.mktemp("gs2") / "saida", "--exercicio", "nivel-2", "--nota-max", "100")
+    return out / "autograder.zip"
+
+
+def test_one_exercise_and_the_platforms_identity(gradescope_nivel2_zip, tmp_path):
+    """--exercicio nivel-2 --nota-max 100: six tests, 100 for the reference; the name typed in the
+    export is never the identity (Gradescope's submission_metadata.json is)."""
+    export = json.loads(REFERENCE)
+    export.update(version=3, student="Fulano Impostor", email="fulano@exemplo.com")
+    data, run, *_ = gradescope(gradescope_nivel2_zip, tmp_path, {"respostas-licao-2.json": json.dumps(export)})
+    assert data["score"] == 100 and len(data["tests"]) == 6
+    assert sum(t["max_score"] for t in data["tests"]) == pytest.approx(100)
+    assert "Fulano" not in data["output"] and "fulano@" not in data["output"]
+    assert data["output"].startswith("Entrega de: Ana Souza <ana.souza@usp.br>.")
+
+
+def test_a_link_in_the_submission_is_never_followed(gradescope_zip, tmp_path):
+    """A student's link to the vendored reference solution is listed as not read, never graded."""
+    solution = "autograder/source/corretor/exercises/nivel-2/solution.py"
+
+    def plant(root, base):
+        (base / "submission" / "nivel-2.py").symlink_to(root / solution)
+    data, run, *_ = gradescope(gradescope_zip, tmp_path, {"nivel-1.py": STARTER.replace("state", "estado")}, plant)
+    assert "Não lido: nivel-2.py: não é um arquivo comum" in data["output"]
+    assert not any(t["status"] == "passed" for t in data["tests"] if t["name"].startswith("nivel-2"))
+
+
+def test_the_command_refuses_what_would_not_work(tmp_path):
+    taken = tmp_path / "ocupada"
+    taken.mkdir()
+    (taken / "x.txt").write_text("x")
+    for args, says in ((["gradescope", str(taken)], "não é uma pasta vazia"),
+                       (["prairielearn", str(tmp_path / "p"), "--nota-max", "10"], "de 0 a 1"),
+                       (["moodle", str(tmp_path / "m")], "valor inválido para PLATAFORMA"),
+                       (["classroom", str(tmp_path / "c"), "--timeout", "0"], "valor inválido para --timeout")):
+        run = subprocess.run([PY, "-m", "graders", "autograder", *args], cwd=ROOT, capture_output=True, text=True)
+        assert run.returncode == 2 and says in run.stderr, (args, run.stderr)
+    assert sorted(p.name for p in taken.iterdir()) == ["x.txt"]
