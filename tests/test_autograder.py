@@ -569,3 +569,14 @@ def test_the_command_refuses_what_would_not_work(tmp_path):
         run = subprocess.run([PY, "-m", "graders", "autograder", *args], cwd=ROOT, capture_output=True, text=True)
         assert run.returncode == 2 and says in run.stderr, (args, run.stderr)
     assert sorted(p.name for p in taken.iterdir()) == ["x.txt"]
+
+
+def test_the_pages_bundle_leaves_the_autograders_out():
+    """The autograders use subprocess and signals, which Pyodide lacks: like cli/, not in the page's Python."""
+    import io
+
+    from sitebuild import finish
+
+    names = zipfile.ZipFile(io.BytesIO(finish.bundle_bytes(ROOT))).namelist()
+    assert "graders/web.py" in names
+    assert not [n for n in names if n.startswith("graders/autograder/")]
