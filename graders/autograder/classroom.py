@@ -1,20 +1,19 @@
-"""GitHub Classroom: the template repository (.github/workflows/classroom.yml, the vendored graders in
-.corretor/, the student's folder entrega/) and the grading step that emits the runner result
-Classroom's reporter reads.
-
-Contract (classroom-resources/autograding-grading-reporter, read at 43c2d9f, not vendored):
-src/main.js:6-13 reads, for each id of the `runners` input, the environment variable
-`<ID upper-cased>_RESULTS`, base64 of a JSON object; src/notify-classroom.js:6-31 adds up
-`tests[].score` and `max_score` of every runner whose `max_score` is truthy and posts
-"Points <total>/<max>" (nothing when every `max_score` is 0); src/main.js:19-23 fails the job on a
-runner `status` of "fail" or "error"; src/console-results.js:23-39 prints each test by `status`
-("pass" ✅, "error" with its `message`, otherwise ❌). The runner object is the one the
-classroom-resources runners emit (autograding-command-grader src/main.js:16-34):
-{version: 1, status, max_score, tests: [{name, status, score, message, test_code, filename,
-line_no, duration}]}. Not graded: status "error" and max_score 0, so no points are posted.
-The workflow's log is the student's own (their repository): nothing closed is printed there."""
+"""GitHub Classroom: write the template repository (workflow, vendored graders, entrega/), and the
+grading step that emits the runner result Classroom's reporter reads."""
 
 from __future__ import annotations
+
+# Contract (classroom-resources/autograding-grading-reporter, read at 43c2d9f, not vendored):
+# src/main.js:6-13 reads, for each id of the `runners` input, the environment variable
+# `<ID upper-cased>_RESULTS`, base64 of a JSON object; src/notify-classroom.js:6-31 adds up
+# `tests[].score` and `max_score` of every runner whose `max_score` is truthy and posts
+# "Points <total>/<max>" (nothing when every `max_score` is 0); src/main.js:19-23 fails the job on a
+# runner `status` of "fail" or "error"; src/console-results.js:23-39 prints each test by `status`
+# ("pass" ✅, "error" with its `message`, otherwise ❌). The runner object is the one the
+# classroom-resources runners emit (autograding-command-grader src/main.js:16-34):
+# {version: 1, status, max_score, tests: [{name, status, score, message, test_code, filename,
+# line_no, duration}]}. Not graded: status "error" and max_score 0, so no points are posted.
+# The workflow's log is the student's own (their repository): nothing closed is printed there.
 
 import base64
 import json

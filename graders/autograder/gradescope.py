@@ -1,14 +1,14 @@
-"""Gradescope: `autograder.zip` (setup.sh, run_autograder, the vendored graders) and the runner that
-turns one submission into /autograder/results/results.json.
-
-Format: Gradescope's "Autograder Specifications" (gradescope/autograder_samples docs/specs.md,
-https://gradescope-autograders.readthedocs.io/en/latest/specs/) and "Submission Metadata"
-(docs/submission_metadata.md). Every criterion is a test (`score`, `max_score`, `status`, `output`),
-`visibility: visible` like on the page; a code criterion whose explanation would give the diagnosis
-away says only the page's closed text, and its full text goes to stdout, which Gradescope shows to
-instructors only (`stdout_visibility: hidden`, the default the specs describe)."""
+"""Gradescope: write autograder.zip (setup.sh, run_autograder, the vendored graders), and the runner
+that grades /autograder/submission into /autograder/results/results.json."""
 
 from __future__ import annotations
+
+# Format: Gradescope's "Autograder Specifications" (gradescope/autograder_samples docs/specs.md,
+# https://gradescope-autograders.readthedocs.io/en/latest/specs/) and "Submission Metadata"
+# (docs/submission_metadata.md). Every criterion is a test (`score`, `max_score`, `status`, `output`),
+# `visibility: visible` like on the page; a code criterion whose explanation would give the diagnosis
+# away says only the page's closed text, and its full text goes to stdout, which Gradescope shows to
+# instructors only (`stdout_visibility: hidden`, the default the specs describe).
 
 import json
 import os

@@ -1,11 +1,9 @@
-"""What the three autograders share: run the CLI (`python -m graders … --format json`) on one
-student's files, read its report, and say per criterion what the platform shows (points, verdict,
-the text a student may read) — or why there is no grade at all (`not_graded`).
-
-Nothing here trusts the student's files for identity: the platform says who sent them.
-"""
+"""What the autograders share: run the CLI on one student's files, read its JSON report, and say per
+criterion what the platform shows, or why there is no grade (`not_graded`)."""
 
 from __future__ import annotations
+
+# Nothing here trusts the student's files for identity: the platform says who sent them.
 
 import json
 import os

@@ -1,16 +1,15 @@
-"""PrairieLearn: an externally graded question folder (info.json, question.html, tests/ with the
-vendored graders and the entrypoint) and the runner that grades /grade/student into
-/grade/results/results.json.
-
-Format: PrairieLearn's "External Grading" (PrairieLearn/PrairieLearn docs/externalGrading.md):
-`gradable`, `score` in [0, 1], `message`, `output`, `tests[]` (`name`, `points`, `max_points`,
-`message`, `output`); `gradable: false` means "invalid, not gradable": no points awarded or lost and
-no attempt used — the not-graded state (outcome.not_graded). PrairieLearn shows every test of
-`<pl-external-grader-results>` to the student (no per-test visibility field): a code criterion whose
-explanation would give the diagnosis away says only the page's closed text; its full text is
-printed to the job's log, which course staff read."""
+"""PrairieLearn: write an externally graded question folder, and the runner that grades /grade/student
+into /grade/results/results.json."""
 
 from __future__ import annotations
+
+# Format: PrairieLearn's "External Grading" (PrairieLearn/PrairieLearn docs/externalGrading.md):
+# `gradable`, `score` in [0, 1], `message`, `output`, `tests[]` (`name`, `points`, `max_points`,
+# `message`, `output`); `gradable: false` means "invalid, not gradable": no points awarded or lost and
+# no attempt used — the not-graded state (outcome.not_graded). PrairieLearn shows every test of
+# `<pl-external-grader-results>` to the student (no per-test visibility field): a code criterion whose
+# explanation would give the diagnosis away says only the page's closed text; its full text is
+# printed to the job's log, which course staff read.
 
 import base64
 import json
