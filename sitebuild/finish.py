@@ -96,9 +96,9 @@ def vendor_pyodide(root: Path, site: Path) -> None:
 # --- 2. The page's Python: graders and exercises -----------------------------------------------
 
 BUNDLE = "assets/python/lesson.zip"
-# CLI-only modules and packages (paths inside graders/): they use subprocess, seccomp and resource
-# limits, which Pyodide lacks.
-BUNDLE_SKIP = ("__main__.py", "cli/", "sandbox/", "trace/kernel/")
+# CLI-only modules and packages (paths inside graders/, the platforms' autograders included): they use
+# subprocess, seccomp and resource limits, which Pyodide lacks.
+BUNDLE_SKIP = ("__main__.py", "cli/", "sandbox/", "trace/kernel/", "autograder/")
 FIXED_DATE = (2026, 1, 1, 0, 0, 0)
 
 

@@ -16,7 +16,7 @@ FLOORS = [
     {"judge"},
     {"grading"},
     {"demo", "playground"},
-    {"web", "cli"},
+    {"web", "cli", "autograder"},  # autograder: the platforms' autograders, around the CLI
     {"__main__"},
 ]
 FLOOR = {unit: level for level, units in enumerate(FLOORS) for unit in units}
