@@ -14,7 +14,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOCUMENTS = ["README.md", "PROFESSORES.md", "ARCHITECTURE.md", "tests/benchmarks/README.md"]
 # Options the documents name that belong to another program than `python -m graders`, and where it is.
-OTHER_PROGRAMS = {"--sem-landlock": "tests/no_namespaces.py"}
+OTHER_PROGRAMS = {"--sem-landlock": "tests/no_namespaces.py", "--exercicio": "graders/autograder/command.py"}
 FENCE = re.compile(r"^\s*(```|~~~)")
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
 CODE = re.compile(r"`([^`\n]+)`")
@@ -131,6 +131,11 @@ def test_every_graders_command_line_parses(doc):
     for line in commands:
         words = shlex.split(line.split("#", 1)[0].split(">", 1)[0])
         args = words[words.index("graders") + 1:]
+        if args[:1] == ["autograder"]:
+            from graders.autograder.command import build_parser
+
+            build_parser().parse_args(args[1:])  # exits 2 on anything the command refuses
+            continue
         parsed = options.parse(args)  # exits 2 on anything the CLI refuses
         assert parsed.files, line
 
