@@ -646,6 +646,20 @@ def test_the_graders_message_for_a_0_byte_file_names_the_error_where_it_arises()
     assert "JSONDecodeError ou UnicodeDecodeError" not in _grader_sources()
 
 
+def test_the_timeline_names_the_error_of_each_broken_file_too():
+    """The page's and the report's timeline show each broken file with the same words as the message."""
+    from graders.judge import timeline
+
+    _, judged = _in_place_verdict()
+    described = timeline.describe(judged)
+    broken = [d for d in described["disks"] if d["exists"] and d["json"] is None]
+    assert broken and all(d["fails"] for d in broken)
+    assert {d["fails"] for d in broken if d["bytes"] == 0} == {"o texto lido seria vazio, e json.loads lançaria JSONDecodeError"}
+    assert all(d["fails"] == "" for d in described["disks"] if d["json"] is not None)
+    script = (ROOT / "docs" / "assets" / "javascripts" / "lesson" / "timeline.js").read_text(encoding="utf-8")
+    assert "disk.fails" in script and "json.loads falharia" not in script
+
+
 def test_a_cut_inside_a_character_is_named_at_the_reading_not_at_json_loads():
     from graders.judge.reading import load_failure
 
