@@ -183,6 +183,7 @@ def test_crash_timeline_selects_the_first_failure_and_shows_its_bytes(lesson):
 
     page, _ = lesson
     source = (ROOT / "tests" / "corpus" / "nivel-2" / "bad_only_point_a_fixed.py").read_text(encoding="utf-8")
+    choose(page, "nivel-2", RIGHT_DIAGNOSIS)  # the timeline opens once the questions are answered; this test may run on its own
     set_code(page, "nivel-2", source)
     verify(page, "nivel-2")
     section = widget(page, "nivel-2")
@@ -193,6 +194,8 @@ def test_crash_timeline_selects_the_first_failure_and_shows_its_bytes(lesson):
     assert chosen.get_attribute("data-n") == str(outcomes.index("falhou") + 1), "not the first failing crash"
     detail = section.locator(".crash-timeline__detail")
     assert "Não é um JSON completo (0 bytes)" in detail.inner_text()
+    # Issue 41, 4: the error is named where it arises (an empty text reaches json.loads).
+    assert "na retomada, o texto lido seria vazio, e json.loads lançaria JSONDecodeError" in detail.inner_text()
     assert section.locator(".crash-timeline__live").inner_text().endswith(
         "falhou. logo depois da abertura de checkpoint.json para escrita (criado agora).")
     # The next crash tears the write that follows after its first byte: exactly that byte is on disk.

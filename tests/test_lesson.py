@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import tomllib
 
 import pytest
@@ -389,15 +390,18 @@ def test_the_directory_fsync_is_guarded_for_windows(lesson):
     assert guard < writer.index("os.open(directory") < writer.index("os.fsync(folder)")
 
 
-def test_the_quiz_feedback_names_both_decoding_errors():
+def test_the_quiz_feedback_names_the_error_where_it_arises():
+    """The quiz writes json.dumps' default output, which is ASCII: a cut leaves an empty or partial
+    text, and json.loads (on a str, never UnicodeDecodeError) raises JSONDecodeError."""
     right = next(o for o in exercise_meta("quiz-sobrescrita")["questions"][0]["options"] if o.get("correct"))
-    assert "JSONDecodeError" in right["feedback"] and "UnicodeDecodeError" in right["feedback"]
+    assert json.dumps({"task": "Classificação dos tickets"}).isascii()
+    assert "JSONDecodeError" in right["feedback"] and "UnicodeDecodeError" not in right["feedback"]
 
 
 def test_a_resume_sketch_loads_checks_the_version_and_continues(lesson):
     sketch = next(b.text for b in lesson.code_blocks if "json.load(f)" in b.text)
-    assert len(sketch.strip().splitlines()) <= 10
-    assert (sketch.index("json.load(f)") < sketch.index('state.get("version") != 1')
+    assert len(sketch.strip().splitlines()) <= 12
+    assert (sketch.index("json.load(f)") < sketch.index('state.get("version") != 1') < sketch.index("if missing:")
             < sketch.index('state["pendingToolUse"] is not None') < sketch.index("call_model("))
 
 

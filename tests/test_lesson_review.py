@@ -95,12 +95,14 @@ def _grader_sources() -> str:
 
 
 class MessagesApiError(Exception):
-    """What the Messages API answers (HTTP 400) to a conversation with a tool_use left unanswered."""
+    """What the Messages API answers (HTTP 400) to a request it refuses."""
 
 
 class StrictModel:
-    """The scripted model, refusing what the real API refuses: every assistant tool_use must be
-    answered by a tool_result in the very next (user) message."""
+    """The scripted model, refusing what the real API refuses: a conversation that ends with the
+    assistant's turn is a prefill, which Claude 4.6+ models refuse with a 400 (Anthropic's migration
+    guide, "Prefill removal"); and every assistant tool_use must be answered by a tool_result in the
+    very next (user) message."""
 
     def __init__(self):
         self.responses = script()["responses"]
@@ -108,6 +110,9 @@ class StrictModel:
 
     def __call__(self, *, tools=None, messages=None):
         self.calls.append(json.loads(json.dumps(messages)))
+        if messages and messages[-1].get("role") == "assistant":
+            raise MessagesApiError("400 invalid_request_error: This model does not support assistant message "
+                                   "prefill. The conversation must end with a user message.")
         for i, message in enumerate(messages):
             if message.get("role") != "assistant" or not isinstance(message.get("content"), list):
                 continue
@@ -160,23 +165,50 @@ def _sketch(lesson) -> str:
     return next(b.text for b in lesson.code_blocks if "json.load(f)" in b.text)
 
 
-def _resume(sketch: str, checkpoint: dict, folder, model: StrictModel) -> dict:
+def _savers(lesson) -> dict[str, str]:
+    """The lesson's two save_checkpoint that do not overwrite in place: the core one and the one with
+    os.fsync (Para ir além)."""
+    found = {"temporário": None, "fsync": None}
+    for block in lesson.code_blocks:
+        if "def save_checkpoint(state, directory=" in block.text:
+            found["fsync" if "os.fsync" in block.text else "temporário"] = block.text
+    assert all(found.values()), found
+    return found
+
+
+def _loop(lesson) -> str:
+    return next(b.text for b in lesson.code_blocks if b.text.startswith('while response["stop_reason"] == "tool_use":'))
+
+
+def _in(folder, source: str, namespace: dict, name: str) -> dict:
+    """Run a code block of the page, for real, with `folder` as the current directory."""
     import os
 
-    (folder / "checkpoint.json").write_text(json.dumps(checkpoint), encoding="utf-8")
-    namespace = {"json": json, "call_model": model, "tools": script()["tools"]}
     before = os.getcwd()
     os.chdir(folder)
     try:
-        exec(compile(sketch, "<esboço de retomada>", "exec"), namespace)
+        exec(compile(source, name, "exec"), namespace)
     finally:
         os.chdir(before)
     return namespace
 
 
+def _save_with_the_lesson(lesson, checkpoint: dict, folder, saver: str = "temporário") -> None:
+    """Write `checkpoint` with the lesson's own save_checkpoint, where the lesson puts it."""
+    code = _in(folder, _savers(lesson)[saver], {}, "<save_checkpoint da lição>")
+    _in(folder, "save_checkpoint(checkpoint)", {**code, "checkpoint": checkpoint}, "<gravação>")
+
+
+def _resume(sketch: str, checkpoint: dict, folder, model: StrictModel, lesson=None) -> dict:
+    if lesson is not None:
+        _save_with_the_lesson(lesson, checkpoint, folder)
+    namespace = {"json": json, "call_model": model, "tools": script()["tools"]}
+    return _in(folder, sketch, namespace, "<esboço de retomada>")
+
+
 def test_resume_sketch_from_point_b_calls_the_model_and_goes_on(lesson, saved_points, tmp_path):
     model = StrictModel()
-    done = _resume(_sketch(lesson), saved_points["B"], tmp_path, model)
+    done = _resume(_sketch(lesson), saved_points["B"], tmp_path, model, lesson)
     assert model.calls == [saved_points["B"]["messages"]]
     assert done["response"] == script()["responses"][1]
     assert done["state"]["tokensUsed"] == saved_points["B"]["tokensUsed"] + script()["responses"][1]["usage"]["output_tokens"]
@@ -186,7 +218,7 @@ def test_resume_sketch_from_point_b_calls_the_model_and_goes_on(lesson, saved_po
 def test_resume_sketch_from_point_a_stops_before_calling_the_model(lesson, saved_points, tmp_path):
     model = StrictModel()
     with pytest.raises(RuntimeError, match="Lição 3"):
-        _resume(_sketch(lesson), saved_points["A"], tmp_path, model)
+        _resume(_sketch(lesson), saved_points["A"], tmp_path, model, lesson)
     assert model.calls == []
 
 
@@ -196,13 +228,91 @@ def test_calling_the_model_from_point_a_is_what_the_api_refuses(lesson, saved_po
     guard = re.search(r'^if state\["pendingToolUse"\] is not None:\n(?:[ \t]+.*\n)+', sketch, re.M)
     assert guard, "the sketch checks pendingToolUse before calling the model"
     with pytest.raises(MessagesApiError):
-        _resume(sketch.replace(guard.group(0), ""), saved_points["A"], tmp_path, StrictModel())
+        _resume(sketch.replace(guard.group(0), ""), saved_points["A"], tmp_path, StrictModel(), lesson)
 
 
 def test_resume_box_says_why_and_what_happens_otherwise(text):
     box = _between(text, "E a retomada, como fica?", "Como salvar")
-    assert "erro 400" in box and "só chama o modelo quando pendingToolUse é None" in box
+    assert "só chama o modelo quando pendingToolUse é None" in box
     assert "a Lição 3 decide o que fazer" in box and "acrescenta o tool_result a messages antes de chamar o modelo" in box
+
+
+def test_the_400_named_is_the_prefill_refusal_not_the_missing_result(text, html):
+    """Issue 41, 1: a conversation that ends with the assistant's turn is a prefill; the message about
+    a tool_use without its tool_result is another case (a following message that lacks it)."""
+    box = _between(text, "E a retomada, como fica?", "Como salvar")
+    assert "cada bloco tool_use precisa do seu tool_result na mensagem seguinte)" not in box
+    assert "prefill" in box and "Claude 4.6" in box and "erro 400" in box
+    assert "o que falta ali é o resultado da ferramenta, não uma continuação da resposta" in box
+    assert 'href="https://platform.claude.com/docs/en/about-claude/models/migration-guide"' in html
+
+
+def test_a_point_a_checkpoint_sent_as_is_is_a_prefill(saved_points):
+    """The StrictModel refuses a point-A conversation as the API does: it ends with the assistant."""
+    with pytest.raises(MessagesApiError, match="prefill"):
+        StrictModel()(tools=script()["tools"], messages=saved_points["A"]["messages"])
+
+
+# --- 12. The resume sketch reads what the lesson's own saver wrote --------------------------------------
+
+
+def _run_the_lessons_loop(lesson, folder, saver: str, die_in_tool: str | None = None) -> dict:
+    """The lesson's save_checkpoint and two-save-point loop, run for real in `folder` against the
+    scripted model; `die_in_tool` stops the process (an exception) while that tool runs."""
+    conversation = script()
+
+    def call_model(*, tools=None, messages=None):
+        served = sum(1 for m in messages if m.get("role") == "assistant")
+        return json.loads(json.dumps(conversation["responses"][served]))
+
+    def execute_tool(name, input):
+        if name == die_in_tool:
+            raise SystemExit("processo morto durante a ferramenta")
+        return conversation["tool_results"][name]
+
+    code = _in(folder, _savers(lesson)[saver], {}, "<save_checkpoint da lição>")
+    state = {"version": 1, "task": TASK, "turns": 0, "tokensUsed": 0,
+             "messages": [{"role": "user", "content": TASK}], "pendingToolUse": None}
+    response = call_model(tools=conversation["tools"], messages=state["messages"])
+    namespace = {**code, "state": state, "response": response, "tools": conversation["tools"],
+                 "call_model": call_model, "execute_tool": execute_tool}
+    try:
+        _in(folder, _loop(lesson), namespace, "<loop da lição>")
+    except SystemExit:
+        pass
+    return namespace["state"]
+
+
+@pytest.mark.parametrize("saver", ["temporário", "fsync"])
+def test_the_sketch_reads_what_the_lessons_loop_saved(lesson, tmp_path, saver):
+    finished = _run_the_lessons_loop(lesson, tmp_path, saver)
+    assert finished["turns"] == 2 and finished["pendingToolUse"] is None
+    model = StrictModel()
+    resumed = _resume(_sketch(lesson), finished, tmp_path, model)  # no write: only what the loop left
+    assert model.calls == [finished["messages"]]
+    assert resumed["state"]["turns"] == finished["turns"]
+    # The file is B of the last turn, saved before the final model call: the resume makes that call
+    # again (issue 41, 11: only the final call is redone) and counts its tokens as the loop did.
+    assert resumed["response"] == model.responses[2] and resumed["state"]["tokensUsed"] == finished["tokensUsed"]
+
+
+@pytest.mark.parametrize("saver", ["temporário", "fsync"])
+def test_the_sketch_stops_on_the_point_a_the_lessons_loop_left(lesson, tmp_path, saver):
+    second_tool = script()["responses"][1]["content"][-1]["name"]
+    _run_the_lessons_loop(lesson, tmp_path, saver, die_in_tool=second_tool)
+    model = StrictModel()
+    with pytest.raises(RuntimeError, match="Lição 3"):
+        _resume(_sketch(lesson), {}, tmp_path, model)
+    assert model.calls == []
+
+
+def test_a_sketch_reading_another_path_would_not_find_the_lessons_file(lesson, tmp_path):
+    """The control: the path the sketch read before issue 41 is not where the lesson's saver writes."""
+    _run_the_lessons_loop(lesson, tmp_path, "temporário")
+    sketch = _sketch(lesson)
+    assert 'open("checkpoints/checkpoint.json"' in sketch
+    with pytest.raises(FileNotFoundError):
+        _resume(sketch.replace('open("checkpoints/checkpoint.json"', 'open("checkpoint.json"'), {}, tmp_path, StrictModel())
 
 
 # --- 3. version: the right option agrees with the resume code ------------------------------------
@@ -212,17 +322,29 @@ def test_a_checkpoint_without_version_is_refused_at_once_by_the_sketch(lesson, s
     checkpoint = {k: v for k, v in saved_points["B"].items() if k != "version"}
     model = StrictModel()
     with pytest.raises(RuntimeError, match="versão None"):
-        _resume(_sketch(lesson), checkpoint, tmp_path, model)
+        _resume(_sketch(lesson), checkpoint, tmp_path, model, lesson)
     assert model.calls == []
 
 
-def test_the_effect_questions_say_which_resume_they_imagine(lesson, saved_points, tmp_path, text):
+@pytest.mark.parametrize("field", ["task", "turns", "tokensUsed", "messages", "pendingToolUse"])
+@pytest.mark.parametrize("point", ["A", "B"])
+def test_the_sketch_checks_every_field_before_anything_runs(lesson, saved_points, tmp_path, field, point):
+    """Issue 41, 2: a missing field stops the sketch, naming the field, before the model is called
+    (before this issue, a missing task went unnoticed and a missing turns broke only after the call)."""
+    model = StrictModel()
+    with pytest.raises(RuntimeError, match=f"checkpoint sem {field}:"):
+        _resume(_sketch(lesson), {k: v for k, v in saved_points[point].items() if k != field}, tmp_path, model, lesson)
+    assert model.calls == []
+
+
+def test_the_effect_questions_say_which_resume_they_imagine(text):
     """The sketch stops on a missing field; the effects describe a resume that goes on with defaults,
     and both the box and the statement say so."""
-    with pytest.raises(KeyError):
-        _resume(_sketch(lesson), {k: v for k, v in saved_points["B"].items() if k != "tokensUsed"}, tmp_path, StrictModel())
-    assert "seguisse com um valor padrão" in text and "para a retomada com KeyError" in text
+    assert "seguisse com um valor padrão" in text and "para a retomada com KeyError" not in text
+    assert "confere todos os campos antes de chamar o modelo ou de rodar qualquer ferramenta" in text
     assert "segue com um valor padrão para o que faltar" in text
+    # Efeito 5's right option ("o modelo recebe só o pedido inicial") follows from the stated default.
+    assert "sem messages, uma conversa nova só com o pedido de task" in text
 
 
 def test_the_version_effect_says_the_file_is_refused():
@@ -237,7 +359,7 @@ def test_the_version_effect_says_the_file_is_refused():
 
 
 def test_tokens_used_is_not_context_size_nor_total_spend(text):
-    assert "O gasto acumulado de tokens" not in text and "quando o contexto enche" not in text
+    assert "quando o contexto enche" not in text
     for said in ("a soma de usage.output_tokens de todas as respostas do modelo", "Não é o tamanho do contexto",
                  "o contexto, até a última resposta, é o input_tokens dela", "cache_read_input_tokens", "entram como tokens de entrada",
                  "Também não é o gasto total", "cada chamada cobra também a entrada"):
@@ -290,10 +412,24 @@ def test_the_tokens_message_names_only_the_full_sum():
 
 def test_a_checkpoint_left_after_the_end_is_not_called_harmless(text):
     assert "não há mais nada a retomar" not in text and "não há mais nada a retomar" not in _exercise_files()
-    assert "faria um harness reiniciado refazer o último turno" in text
+    # Issue 41, 11: B of the last turn already holds the last tool_result; a restart redoes only the
+    # final model call (test_the_sketch_reads_what_the_lessons_loop_saved runs it).
+    assert "refazer o último turno" not in text and "refaria o último turno" not in _exercise_files()
+    assert "faria um harness reiniciado chamar o modelo de novo" in text and "só a chamada final se repete" in text
     assert "apague-o ou marque a tarefa como concluída" in text
     sem_final = next(o for q in _meta("nivel-2")["questions"] for o in q["options"] if o["id"] == "sem-final")
     assert "apague o checkpoint ou marque a tarefa como concluída" in sem_final["feedback"]
+    assert "chamaria o modelo de novo" in sem_final["feedback"]
+
+
+def test_tokens_used_has_one_purpose_the_seeds_spending_counter(text):
+    """Issue 41, 8: the field is the seed's "gasto acumulado de tokens"; the course's threshold is a
+    spending heuristic on it, and a compaction by context size reads the last reply instead."""
+    field = _between(text, "tokensUsed O gasto acumulado", "messages A cena inteira")
+    assert "É um contador de gasto" in field and "regra prática" in field
+    assert "não uma medida de quanto do contexto está ocupado" in field
+    assert "lê esses números da última resposta" in field
+    assert "é comparado com este número" not in text
 
 
 # --- 7. Claude Code: what is saved -----------------------------------------------------------------
@@ -302,9 +438,24 @@ def test_a_checkpoint_left_after_the_end_is_not_called_harmless(text):
 def test_claude_code_comparison_says_what_each_saves(text):
     section = _between(text, "Referência de produto", "Checkpoints não são de graça")
     assert "outra granularidade" not in text
-    for said in ("é o que cada um guarda", "ferramentas de edição", "bash", "sessão do Agent SDK",
-                 "a conversa, não o sistema de arquivos", "O que guarda"):
+    for said in ("ferramentas de edição", "bash", "sessão do Agent SDK", "O que guarda",
+                 "Sessions persist the conversation, not the filesystem"):
         assert said in section, said
+
+
+def test_claude_code_checkpoints_go_with_the_conversation_and_rewind_restores_either(text, html):
+    """Issue 41, 5: Claude Code saves checkpoints with the conversation, and /rewind restores code,
+    conversation or both (its checkpointing docs); the takeaway stays the seed's."""
+    section = _between(text, "Referência de produto", "Checkpoints não são de graça")
+    recap = _between(text, "Recapitulação", "Anterior:")
+    assert "A diferença principal não é a frequência" not in text and "é o que cada um guarda" not in text
+    assert "salvo junto com a conversa" in section and "restaura o código, a conversa ou os dois" in section
+    assert "salvos junto com a conversa" in section  # the table row
+    assert "/rewind (o código, a conversa ou os dois)" in recap
+    assert "quão fino cortar um checkpoint, e com que frequência gravá-lo, dependem da finalidade dele" in section
+    # Issue 41, 22: the Agent SDK sessions page is cited like the other sources.
+    assert 'href="https://code.claude.com/docs/en/agent-sdk/sessions"' in html
+    assert section.count("sessão do Agent SDK") == 1
 
 
 # --- 10. camelCase, EXDEV, the concurrency option ---------------------------------------------------
@@ -317,6 +468,8 @@ def test_camel_case_is_fidelity_to_the_protocol_not_portability(text):
 
 def test_exdev_is_posix_and_windows_fails_otherwise(text):
     assert "no Linux e no macOS eles falham com OSError de errno EXDEV" in text
+    # Issue 41, 3: glibc's strerror says "Invalid cross-device link", macOS's libc "Cross-device link".
+    assert "“Invalid cross-device link” no Linux, com a glibc, e “Cross-device link” no macOS" in text
     assert "[WinError 17]" in text
 
 
@@ -467,3 +620,121 @@ def test_a_note_the_build_cannot_strip_stops_the_build():
     assert strip_notes(fine) == 'id = "a"\ntext = "x"\n'
     with pytest.raises(NoteError):
         strip_notes('id = "a"\nnote = """Certa:\nduas linhas."""\n')
+
+
+# --- Issue 41: a third review ------------------------------------------------------------------------
+
+
+def _in_place_verdict():
+    """The nivel-2 judge on the lesson's loop saving in place (the starter's flaw), no code run."""
+    from graders.judge.nivel2 import judge
+
+    from judge.tracebuilder import run_agent
+
+    return judge(run_agent(save=lambda b, s: b.save_in_place(s)).trace())
+
+
+def test_the_graders_message_for_a_0_byte_file_names_the_error_where_it_arises():
+    """Issue 41, 4: json.loads on a str never raises UnicodeDecodeError, and an empty file has no
+    character to cut: the message names JSONDecodeError from json.loads, nothing else."""
+    results, judged = _in_place_verdict()
+    empty = [m for c, m in judged.outcomes.values() if c == "escrita-atomica" and "vazio (0 bytes)" in m]
+    assert empty
+    for message in empty:
+        assert "o texto lido seria vazio, e json.loads lançaria JSONDecodeError" in message
+        assert "UnicodeDecodeError" not in message
+    assert "JSONDecodeError ou UnicodeDecodeError" not in _grader_sources()
+
+
+def test_the_timeline_names_the_error_of_each_broken_file_too():
+    """The page's and the report's timeline show each broken file with the same words as the message."""
+    from graders.judge import timeline
+
+    _, judged = _in_place_verdict()
+    described = timeline.describe(judged)
+    broken = [d for d in described["disks"] if d["exists"] and d["json"] is None]
+    assert broken and all(d["fails"] for d in broken)
+    assert {d["fails"] for d in broken if d["bytes"] == 0} == {"o texto lido seria vazio, e json.loads lançaria JSONDecodeError"}
+    assert all(d["fails"] == "" for d in described["disks"] if d["json"] is not None)
+    script = (ROOT / "docs" / "assets" / "javascripts" / "lesson" / "timeline.js").read_text(encoding="utf-8")
+    assert "disk.fails" in script and "json.loads falharia" not in script
+
+
+def test_a_cut_inside_a_character_is_named_at_the_reading_not_at_json_loads():
+    from graders.judge.reading import load_failure
+
+    text = json.dumps({"task": "Classificação"}, ensure_ascii=False).encode("utf-8")
+    cut = text[:text.index("ç".encode("utf-8")) + 1]  # one byte of the two of "ç"
+    with pytest.raises(UnicodeDecodeError):
+        cut.decode("utf-8")  # what open(..., encoding="utf-8").read() meets, before json.loads
+    said = load_failure(cut)
+    assert "leitura do arquivo como texto UTF-8 lançaria UnicodeDecodeError" in said and "termina no meio" in said
+    assert "json.loads lançaria" not in said
+    assert load_failure(b"\xff" + text) .count("bytes que não são UTF-8") == 1
+    assert load_failure(text[:5]) == "json.loads lançaria JSONDecodeError"
+    assert load_failure(text) == ""
+
+
+def test_the_quiz_has_a_wrong_option_about_the_process_dying_too():
+    """Issue 41, 14: the paragraph before the quiz speaks of the process dying; the right option must
+    not be the only one that does."""
+    options = _meta("quiz-sobrescrita")["questions"][0]["options"]
+    dying = [o for o in options if "processo morrer" in o["text"]]
+    assert len(dying) >= 2 and any(not o.get("correct") for o in dying)
+    right = next(o for o in options if o.get("correct"))
+    assert "UnicodeDecodeError" not in right["feedback"] and "JSONDecodeError" in right["feedback"]
+    assert "só ASCII" in right["feedback"]
+
+
+def test_the_orphan_call_effect_covers_the_first_turn():
+    """Issue 41, 15: in the first turn there is no checkpoint at all."""
+    question = next(q for q in _meta("nivel-2")["questions"] if q["id"] == "efeito-ponto-a")
+    right = next(o for o in question["options"] if o.get("correct"))
+    assert "no primeiro, nada" in right["text"] and "no primeiro turno, não há checkpoint nenhum" in right["feedback"]
+
+
+def test_parallel_tool_use_is_disabled_or_handled(text):
+    """Issue 41, 7: by default the model may ask for several tools in one reply."""
+    note = _between(text, "Um bloco tool_use por turno", "Quando salvar")
+    assert "por padrão, o modelo pode pedir várias ferramentas numa mesma resposta" in note
+    assert 'tool_choice={"type": "auto", "disable_parallel_tool_use": True}' in note
+    assert "todos os resultados entram juntos, na mesma mensagem user" in note
+
+
+def test_saving_only_at_a_is_taught_too(text):
+    """Issue 41, 21: objective 2 asks about saving at either point alone."""
+    box = _between(text, "Só o B basta? Não.", "E a retomada, como fica?")
+    assert "E só o A também não basta" in box and "toda queda parece uma chamada órfã" in box
+
+
+def test_durability_names_point_a_and_the_new_directory(text):
+    """Issue 41, 6 and 10: point A must be durable before the tool runs; the first save also creates
+    checkpoints/, whose entry in the parent needs one fsync."""
+    beyond = _between(text, "Para ir além (opcional)", "Por que os.replace e não os.rename?")
+    assert "completa, mas atrasada" not in text
+    assert "precisa estar garantido no disco antes de execute_tool rodar" in beyond
+    assert "Um terceiro fsync, uma vez só." in beyond and "os.fsync no diretório-pai" in beyond
+
+
+def test_the_version_field_says_which_resume_goes_on_blind(text):
+    """Issue 41, 9: the lesson's own resume refuses such a file; only one that does not check reads on."""
+    field = _between(text, "version O número de versão", "task A tarefa original")
+    assert "em vez de recusar o arquivo e parar com um erro claro, ela segue lendo às cegas" not in field
+    assert "recusa o arquivo logo na primeira conferência" in field and "uma que não conferisse" in field
+
+
+def test_the_portuguese_of_the_third_review(text):
+    for before, after in (("A caixa das chaves", "A grafia das chaves (camelCase ou snake_case)"),
+                          ("Não é que um detalhe se perdeu", "Não é que um detalhe tenha se perdido"),
+                          ("dependem de para que ele serve", "dependem da finalidade dele"),
+                          ("não precisa dela", "não precisa disso"),
+                          ("protege contra o processo morto", "protege contra a morte do processo")):
+        assert before not in text and after in text, after
+
+
+def test_the_intended_departures_from_the_seed_are_recorded_for_reviewers():
+    """Issue 41, 23: the next reviewer sees these as decisions, in the reviewers' notes."""
+    source = (ROOT / "exercises" / "nivel-1" / "exercise.toml").read_text(encoding="utf-8")
+    notes = source[source.index("# Intended departures from the seed"):source.index("title = ")]
+    assert "`turns`" in notes and "tarde" in notes and "`tokensUsed`" in notes and "gasto acumulado" in notes
+    assert all(line.startswith("#") for line in notes.splitlines() if line.strip())

@@ -10,7 +10,7 @@ from ..trace.ops import Trace
 from .ends import end_text
 from .points import ORDINAL, CrashPoints, Point
 from .power import check_power
-from .reading import complete_key, disk_view, has_result, left_on_disk, parse, plural
+from .reading import complete_key, disk_view, has_result, left_on_disk, load_failure, parse, plural
 from .verdict import CriterionResult
 
 CHECKPOINT = "checkpoint.json"
@@ -232,12 +232,12 @@ class Nivel2Judge:
             )
         key = complete_key(content)
         if key is None:
-            earlier = ("e a versão anterior, que estava completa, já não existia"
-                       if complete else "e não havia versão anterior para onde recuar")
+            earlier = ("a versão anterior, que estava completa, já não existia"
+                       if complete else "não havia versão anterior para onde recuar")
             return bool(complete), CriterionResult(
                 cid, False,
                 f"{label}: o {self.shown} {left_on_disk(content)} — não é um JSON completo. "
-                f"Na retomada, json.loads falharia (JSONDecodeError ou UnicodeDecodeError), {earlier}.",
+                f"Na retomada, {load_failure(content)}; {earlier}.",
                 disk=disk_view(label, self.shown, content),
             )
         if state.kind == TORN and key not in complete:

@@ -1,8 +1,10 @@
 """What a resume would read in a checkpoint file, and how to show it in a message: parsing as
-json.loads would, the canonical form of a complete state, a file's tail, the page's disk view."""
+json.loads would, where a resume would fail on it, the canonical form of a complete state, a file's
+tail, the page's disk view."""
 
 from __future__ import annotations
 
+import codecs
 import functools
 import json
 
@@ -15,6 +17,32 @@ def parse(content: bytes | None):
         return json.loads(content.decode("utf-8-sig"))
     except RecursionError:
         raise ValueError("aninhado demais") from None
+
+
+def load_failure(content: bytes) -> str:
+    """Where a resume that reads the file as UTF-8 text and hands the text to json.loads (the lesson's
+    `open(..., encoding="utf-8")` and `json.load(f)`) would fail on `content`, named where it arises;
+    "" if it would load. json.loads on a str never raises UnicodeDecodeError: reading the bytes does."""
+    if not content:
+        return "o texto lido seria vazio, e json.loads lançaria JSONDecodeError"
+    try:
+        text = content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        try:
+            # Decodes unless the only fault is a character cut at the end of the file.
+            codecs.getincrementaldecoder("utf-8")().decode(content, final=False)
+            why = "o arquivo termina no meio de um caractere de vários bytes"
+        except UnicodeDecodeError:
+            why = "o arquivo tem bytes que não são UTF-8"
+        return (f"a leitura do arquivo como texto UTF-8 lançaria UnicodeDecodeError ({why}), "
+                "antes mesmo de chegar a json.loads")
+    try:
+        json.loads(text)
+    except RecursionError:
+        return "json.loads lançaria RecursionError (aninhamento fundo demais)"
+    except ValueError:
+        return "json.loads lançaria JSONDecodeError"
+    return ""
 
 
 def canonical(value) -> str:

@@ -7,7 +7,8 @@ Schema:
    "points": [{"n", "op", "torn_at", "kind", "group", "where", "outcome": "ok"|"falhou",
                "criterion": null|"escrita-atomica"|"ponto-a", "message", "expected", "expected_json": i|null, "disk": i,
                "power": {"outcome", "message", "disk": i} | null}],
-   "disks": [{"exists", "bytes", "text", "json": pretty JSON or null, "cut": bool}],
+   "disks": [{"exists", "bytes", "text", "json": pretty JSON or null, "cut": bool,
+              "fails": where a resume would fail to load it (reading.load_failure), or ""}],
    "expectations": [indented JSON text]}   (each shown once, like the disks: a report stays small)
 """
 
@@ -17,7 +18,7 @@ import json
 
 from . import protocol
 from ..replay.states import MODEL, START, TOOL, TORN
-from .reading import complete_key, parse
+from .reading import complete_key, load_failure, parse
 
 SHOWN = 2000
 # A run with thousands of crash states (a writer that writes byte by byte) keeps the report and the
@@ -43,7 +44,7 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, indent=2)
 
 def _disk(content) -> dict:
     if content is None:
-        return {"exists": False, "bytes": 0, "text": "", "json": None, "cut": False}
+        return {"exists": False, "bytes": 0, "text": "", "json": None, "cut": False, "fails": ""}
     text = content.decode("utf-8", "replace")
     try:
         state = parse(content)
@@ -54,6 +55,7 @@ def _disk(content) -> dict:
         "exists": True, "bytes": len(content), "text": text[:SHOWN],
         "json": pretty[:SHOWN] if pretty is not None else None,
         "cut": len(text) > SHOWN or (pretty is not None and len(pretty) > SHOWN),
+        "fails": load_failure(content) if pretty is None else "",
     }
 
 

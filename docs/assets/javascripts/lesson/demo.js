@@ -130,7 +130,7 @@ function render(result, host) {
   if (torn) {
     parts.push(
       node("p", {}, `Um dos arquivos que a versão “${torn.name}” deixou (o processo morreu ${torn.example.where}): `,
-        `${torn.example.size === 1 ? "1 byte" : `${torn.example.size} bytes`}. O fim do arquivo, byte a byte — é onde a escrita foi cortada, e onde json.loads falharia:`),
+        `${torn.example.size === 1 ? "1 byte" : `${torn.example.size} bytes`}. O fim do arquivo, byte a byte — é onde a escrita foi cortada, e por que a retomada falharia ao carregá-lo:`),
       node("pre", { class: "torn-demo__bytes", tabindex: "0" }));
   }
   host.replaceChildren(...parts);

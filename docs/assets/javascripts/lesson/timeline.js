@@ -110,7 +110,9 @@ function diskNote(disk) {
   if (!disk.exists) return "Arquivo ausente.";
   if (disk.json != null) return `JSON completo (${bytes(disk.bytes)}), abre na retomada:`;
   const relaid = disk.text.includes("\n") ? "" : " (em linhas, para comparar; o conteúdo é o mesmo)";
-  return `Não é um JSON completo (${bytes(disk.bytes)}): json.loads falharia. O que ficou, até onde o arquivo acaba${relaid}:`;
+  // The judge names where a resume fails: json.loads, or the reading of the bytes as UTF-8 text.
+  const fails = disk.fails ? `na retomada, ${disk.fails}` : "a retomada falharia ao carregá-lo";
+  return `Não é um JSON completo (${bytes(disk.bytes)}): ${fails}. O que ficou, até onde o arquivo acaba${relaid}:`;
 }
 
 function expectedText(point, timeline) {
