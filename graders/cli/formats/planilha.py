@@ -28,6 +28,16 @@ def cell(value) -> str:
     return " " + text if text[:1] in ("+", "-") else text
 
 
+def identifier(value: str | None) -> str:
+    """A matrícula as text: digits with a leading zero (or too many for a number) would become a number
+    in a pt-BR spreadsheet (00000001 → 1); `="00000001"` is read as that very text (checked with
+    LibreOffice's CSV import in tests/test_moodle_class.py). Only digits ever go inside the quotes."""
+    text = cell(value or "")
+    if text.isdigit() and text.isascii() and (text.startswith("0") and len(text) > 1 or len(text) > 15):
+        return f'="{text}"'
+    return text
+
+
 def _state(c: dict) -> str:
     state = c["state"] if c["state"] in ("ok", "falhou") else "—"
     return state + (f" ({REVEALED})" if revealed(c) else "")
@@ -62,7 +72,7 @@ def render(report: dict) -> str:
                 errors.append((f"{ex}: " if several else "") + r["error"])
         s = row["score"]
         line += [prose.decimal(s["met"]).removesuffix(",0"), prose.decimal(s["total"]).removesuffix(",0"),
-                 rounded(s["exact"], 1, comma=True), cell(row["email"] or ""), cell(row["id_number"] or ""),
+                 rounded(s["exact"], 1, comma=True), cell(row["email"] or ""), identifier(row["id_number"]),
                  cell("; ".join(x for x in (row["roster"], row["identity_note"]) if x)), cell("; ".join(errors)),
                  cell(row["inspection_note"] or "")]
         writer.writerow(line)
