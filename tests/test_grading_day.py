@@ -157,7 +157,9 @@ def test_json_report_carries_summary_scores_metadata_and_copies(turma):
     groups = doc["possible_copies"]
     together = [set(m["file"] for m in g["members"]) for g in groups]
     assert any({"nivel-2/BEATRIZ_COSTA.PY", "nivel-2/davi_copia.py"} <= members for members in together), groups
-    assert not any("nivel-2/caio.py" in members for members in together)  # the starter is nobody's copy
+    # The starter is nobody's copy: only flagged as handed in unchanged (issue 46).
+    assert not any("nivel-2/caio.py" in set(m["file"] for m in g["members"]) for g in groups
+                   if g["kind"] != "igual ao código inicial")
 
 
 def test_csv_keeps_its_columns_and_adds_student_and_score_at_the_end(turma):
@@ -166,9 +168,9 @@ def test_csv_keeps_its_columns_and_adds_student_and_score_at_the_end(turma):
     assert head[:3] == ["file", "exercise", "passed"]
     at = head.index("student")
     assert head[at:] == ["student", "met", "graded", "email", "id_number", "roster", "status", "score_met",
-                         "score_total", "grade", "inspection"]
+                         "score_total", "grade", "inspection", "not_graded", "identity_note"]
     caio = next(r for r in rows if r[0].endswith("caio.py"))
-    assert caio[at:at + 3] == ["caio", "2", "4"] and caio[-4:] == ["2", "6", "3.33", ""]
+    assert caio[at:at + 3] == ["caio", "2", "4"] and caio[-6:] == ["2", "6", "3.33", "", "", ""]
 
 
 def test_planilha_opens_in_a_portuguese_spreadsheet(tmp_path):
@@ -296,7 +298,7 @@ def test_grader_limits_are_named_and_never_scored(tmp_path, option):
     assert stopped["error"].startswith(f"limite do corretor: {says}"), stopped["error"]
     assert option in stopped["error"] and fine["passed"] is True
     text = cli("nivel-2", busy, option, low).stdout
-    assert "NÃO AVALIADO — limite do corretor" in text and "1 não avaliado (limite do corretor)" in text
+    assert "NÃO AVALIADO — limite do corretor" in text and "1 não avaliado (sem nota: veja o motivo de cada um)" in text
     # With limits that let it through, the same file is graded, and passes.
     (graded,) = submissions(cli("nivel-2", busy, *enough, "--format", "json"))
     assert graded["passed"] is True, graded

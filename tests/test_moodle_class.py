@@ -391,3 +391,47 @@ def test_leading_zeros_stay_text_in_a_portuguese_spreadsheet(tmp_path):
     seen = (tmp_path / "out" / "notas.csv").read_text(encoding="utf-8")
     line = next(line for line in seen.splitlines() if line.startswith("ana.py"))
     assert ",00000001," in line and '="' not in line, line
+
+
+def test_copies_of_the_reference_and_the_starter_are_named_and_reports_are_not_read(tmp_path):
+    turma = tmp_path / "nivel-2"
+    turma.mkdir()
+    tweaked = SOLUTION.replace("checkpoint.json", "estado.json", 1) if "checkpoint.json" in SOLUTION else SOLUTION + "\nX = 1\n"
+    (turma / "ana.py").write_text(tweaked, encoding="utf-8")  # one literal changed
+    for name in ("bia", "caio", "davi", "eva", "gil", "hugo", "iara", "joel"):  # most of the class: the reference
+        (turma / f"{name}.py").write_text(SOLUTION, encoding="utf-8")
+    (turma / "fabio.py").write_text(STARTER, encoding="utf-8")
+    first = cli("nivel-2", turma, "--format", "json")
+    doc = json.loads(first.stdout)
+    kinds = {m["file"]: g["kind"] for g in doc["possible_copies"] for m in g["members"]}
+    assert kinds["ana.py"] in ("igual à solução de referência", "parecido com a solução de referência"), kinds
+    assert kinds["fabio.py"] == "igual ao código inicial"
+    (turma / "relatorio.json").write_text(first.stdout, encoding="utf-8")
+    again = json.loads(cli("nivel-2", turma, "--format", "json").stdout)
+    assert len(again["submissions"]) == len(doc["submissions"])
+    assert any(i["path"] == "relatorio.json" and "relatório do próprio corretor" in i["reason"] for i in again["ignored"])
+
+
+def test_with_a_participants_export_folders_match_by_the_name_moodle_writes():
+    import unicodedata
+
+    from graders.cli.identity import RosterIndex, lms_of, match_lms
+    from graders.cli.roster import Person
+
+    people = [Person("José D'Ávila", "jose@x", "3318402"), Person("Sol Mar", "sol@x", "13"),
+              Person("Rui Paz", "rui@x", "1"), Person("Rui Paz", "rui2@x", "2")]
+    index = RosterIndex(people)
+
+    def who(shown):
+        found = match_lms(lms_of(shown), index)
+        return [people[i].email for i in found.people], found.note
+
+    nfd = unicodedata.normalize("NFD", "José DÁvila")  # a Mac unzips names decomposed
+    assert who(f"{nfd}_7_assignsubmission_file_/a.py") == (["jose@x"], None)
+    assert who("Grupo 4-Sol Mar_9_assignsubmission_file_/a.py") == (["sol@x"], None)  # team prefix, Moodle <= 4.0
+    # N is never an ID number: folder 13 is not Sol Mar's ID "13", and nobody is named "Ana".
+    assert who("Ana_13_assignsubmission_file_/a.py")[0] == []
+    people_, note = who("Rui Paz_5_assignsubmission_file_/a.py")
+    assert people_ == [] and note.startswith("ambíguo na turma: Rui Paz, Rui Paz")
+    people_, note = who("Participante_5_assignsubmission_file_/a.py")
+    assert people_ == [] and "planilha de notas" in note

@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Corrige submissões dos exercícios da Lição 2 (checkpoints), cada uma isolada num processo.",
         epilog="Código de saída: 0 se tudo passou; 1 se algum critério falhou; 2 para erro de uso ou se nenhum "
                "arquivo pôde ser corrigido; 3 se algum arquivo não pôde ser corrigido (ilegível ou parado por um "
-               "limite do corretor) e os outros foram; 130 se a correção foi interrompida (Ctrl+C).",
+               "limite do corretor): esse aluno fica sem nota, e os outros foram corrigidos; 130 se a correção foi "
+               "interrompida (Ctrl+C).",
     )
     parser.add_argument("exercise", metavar="EXERCICIO",
                         help=f"um de: {', '.join(exercises.EXERCISE_IDS)}; ou {ALL_EXERCISES}: cada exercício "

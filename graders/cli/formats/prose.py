@@ -50,7 +50,7 @@ def summary_lines(summary: dict) -> list[str]:
     if summary["incomplete"]:
         head += f", {plural(summary['incomplete'], 'incompleto', 'incompletos')} (faltam exercícios)"
     if summary["not_graded"]:
-        head += f", {plural(summary['not_graded'], 'não avaliado', 'não avaliados')} (limite do corretor)"
+        head += f", {plural(summary['not_graded'], 'não avaliado', 'não avaliados')} (sem nota: veja o motivo de cada um)"
     if summary["not_submitted"]:
         head += f", {summary['not_submitted']} não {'entregou' if summary['not_submitted'] == 1 else 'entregaram'}"
     lines = [head]
