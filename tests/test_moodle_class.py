@@ -46,7 +46,8 @@ HEADERS = {
     "en": ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
            "Last modified (submission)", "Last modified (grade)", "Feedback comments"],
 }
-HIDDENUSER = {"pt_br": "Participante ", "en": "Participant "}  # get_string('hiddenuser', 'assign')
+# get_string('hiddenuser', 'assign'): 'Participante' in the pt_br language pack (no space), 'Participant ' in en.
+HIDDENUSER = {"pt_br": "Participante", "en": "Participant "}
 
 
 def cli(*args, env=None, timeout=600):
@@ -260,6 +261,7 @@ def test_the_gradebook_csv_imports_exactly(turma):
     assert "nenhum aluno da lista se chama “Zé Ninguém”" in run.stderr
     # The roster said once what it read: Windows-1252 read as such, and the column it ignored.
     assert "colunas ignoradas: Cartão" in run.stderr
+    assert "Pedro D’Ávila" in run.stdout  # 0x92 is ’ in Windows-1252 (a control code in Latin-1)
     assert run.stderr.count("colunas lidas") == 1
     big = cli("todos", ent / "Bruno Melo_3318402_assignsubmission_file_", "--format", "moodle", "--nota-max", "200")
     assert "passa de 100" in big.stderr and "gradepointmax" in big.stderr

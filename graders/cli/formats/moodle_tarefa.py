@@ -4,7 +4,7 @@ downloaded, with only the grade ("Nota"/"Grade") and feedback-comment cells of e
 
 Rules of Moodle's offline importer this file keeps (mod/assign/feedback/offline/importgradeslib.php
 next(), locallib.php process_import_grades()): the row's participant is the Identifier cell minus
-the `hiddenuser` string of the language Moodle runs in ("Participante " in pt_br, "Participant " in
+the `hiddenuser` string of the language Moodle runs in ("Participante" in pt_br, "Participant " in
 English), so the Identifier cells are left untouched and the worksheet must be uploaded in the
 language it was downloaded in; a grade is read with unformat_float(), so it is written in the
 worksheet's own decimal form; a row with an empty grade is skipped (nothing is erased), which is
