@@ -15,8 +15,9 @@ no grade value at all: `score.grade` and `score.fraction` are null, no gradebook
 the minimum with the reason, and `ungraded_reason` says why in Portuguese. It is false when any file
 of the student could not be graded: unreadable, an unknown export version or format, stopped by a
 grader limit, not reached because the run was interrupted (Ctrl+C), or a file the CLI cannot read
-as a submission (online text, an archive inside the submission), or when all the student handed in
-was such a file. Its status is then "erro" (nothing of theirs could be read) or "não avaliado".
+as a submission (an archive inside the submission), or when all the student handed in was such a
+file (online text, a `leia-me.txt`); such a file beside graded ones is only named, in `unread`.
+Its status is then "erro" (nothing of theirs could be read) or "não avaliado".
 """
 
 from __future__ import annotations
@@ -350,9 +351,10 @@ def _harmless(reason: str) -> bool:
 
 
 def _blocks(reason: str) -> bool:
-    """An unread file that may hold the student's work (online text, an archive, an unreadable file)
-    keeps the row without a grade; a stray `leia-me.txt` beside graded code is only named."""
-    return not reason.startswith("entregou `") and not _harmless(reason)
+    """An unread file that may hold the student's work (an archive, an unreadable file) keeps the row
+    without a grade; a stray `leia-me.txt` or an online text beside graded files is only named (when
+    it is all the student handed in, the row has no grade either)."""
+    return not reason.startswith(("entregou `", "texto online")) and not _harmless(reason)
 
 
 def _from_lms(lms, row: dict, index, people) -> tuple[list, str | None]:

@@ -191,6 +191,9 @@ def match_lms(lms: Lms, roster: RosterIndex | None) -> LmsMatch:
             return LmsMatch(tuple(roster.by_group[name]))
         if lms.number is not None and lms.number in roster.by_participant:
             return LmsMatch((roster.by_participant[lms.number],))
+        if lms.number is None:
+            return LmsMatch(note=f"{NO_MATCH}: pasta de grupo sem número ({lms.name}): os membros não são conhecidos; "
+                                 "confira os grupos da tarefa no Moodle")
         return LmsMatch(note=f"{NO_MATCH}: nenhuma linha da planilha de notas é Participante {lms.number} "
                              "(baixe a planilha e as entregas da mesma tarefa)")
     if lms.blind:

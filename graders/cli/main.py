@@ -462,7 +462,7 @@ def _say_left_out(class_report: dict, args) -> None:
 
 
 def _exit_code(report_: dict) -> int:
-    states = [row["status"] for row in report_["students"] if row["files"]]
+    states = [row["status"] for row in report_["students"] if row["files"] or row["unread"]]
     if not any(s in (classreport.APPROVED, classreport.FAILED, classreport.INCOMPLETE) for s in states):
         return EXIT_NOTHING_GRADED
     if any(s in (classreport.ERROR, classreport.LIMIT) for s in states):

@@ -28,6 +28,8 @@ def render(report: dict) -> str:
     for row in students:
         lines.append(_comment(f"-{row['student'] or row['shown'] or '(sem nome)'}: {row['status']}, "
                               f"{row['score']['met']} de {row['score']['total']} critérios"))
+        if row["identity_note"]:
+            lines.append(_comment(row["identity_note"]))
         if not row["gradable"]:
             lines.append(_comment(f"Sem nota: {row['ungraded_reason']}"))
         for u in row["unread"]:
