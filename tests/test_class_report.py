@@ -117,7 +117,7 @@ def test_a_partial_submission_is_a_fraction_of_a_complete_one(report):
 
 def test_a_file_that_matches_nobody_or_two_people_is_listed_never_guessed(report):
     rows = {s["shown"]: s for s in report["submissions"] if s["files"]}
-    assert rows["intruso.json"]["roster"] == "sem correspondência na turma"
+    assert rows["intruso.json"]["roster"].startswith("sem correspondência na turma: o arquivo diz “Zé Ninguém”")
     assert rows["maria.json"]["roster"].startswith("ambíguo na turma: Maria Silva Santos, Maria Silva Costa")
     assert report["summary"]["unmatched"] == 2
 

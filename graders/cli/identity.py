@@ -228,6 +228,11 @@ def identify(shown: str, export_name: str | None, folders: dict[str, str], roste
             said = [email, id_number, export_name]
             source = FROM_EXPORT if any(said) and roster.match(said)[0] == index else FROM_ROSTER
             return Identity(("turma", index), p.name, source, p.email, p.id_number, None, index)
+        if note == NO_MATCH:
+            # Say what the file claims and what would match it, so the instructor can fix the roster or the file.
+            said = [x for x in (export_name, email, id_number) if x] or [x for x in (folder, stem) if x]
+            note = (f"{NO_MATCH}: " + (f"o arquivo diz “{', '.join(said)}”, " if said else "")
+                    + "e ninguém da lista tem esse nome completo, e-mail ou matrícula; corrija a lista ou a entrega")
     else:
         note = None
     if email or id_number:  # the export's own identity: the same e-mail or matrícula is one student
