@@ -437,3 +437,38 @@ def test_with_a_participants_export_folders_match_by_the_name_moodle_writes():
     assert people_ == [] and note.startswith("ambíguo na turma: Rui Paz, Rui Paz")
     people_, note = who("Participante_5_assignsubmission_file_/a.py")
     assert people_ == [] and "planilha de notas" in note
+
+
+def test_an_interrupted_file_has_no_grade_in_any_format():
+    """Ctrl+C (graders.cli.main) leaves the files it did not reach as this result: one state, every format."""
+    from graders.cli import classreport, formats, roster
+    from graders.cli.report import normalise
+
+    done = _verdict("nivel-2", {"escrita-atomica"}, ["escrita-atomica"])
+    cut = normalise({"file": "/t/b.py", "exercise": "nivel-2", "passed": False, "criteria": [],
+                     "error": classreport.INTERRUPTED, "limit": True})
+    rows = [{"file": "/t/a.py", "shown": "Ana Souza_1_assignsubmission_file_/a.py", "student": "a", "kind": "py",
+             "results": {"nivel-2": done}},
+            {"file": "/t/b.py", "shown": "Bruno Melo_2_assignsubmission_file_/b.py", "student": "b", "kind": "py",
+             "results": {"nivel-2": cut}}]
+    sheet = roster.parse_roster("Identificador,Nome completo,Endereço de email,Nota,Nota máxima,"
+                                "Última modificação (nota),Comentários de feedback\n"
+                                "Participante1,Ana Souza,ana@x,,\"10,00\",-,\nParticipante2,Bruno Melo,bruno@x,,\"10,00\",-,\n")
+    built = _build(rows, sheet.people, worksheet=sheet.worksheet)
+    bruno = next(s for s in built["students"] if s["student"] == "Bruno Melo")
+    assert bruno["gradable"] is False and "interrompida" in bruno["ungraded_reason"]
+    out = {fmt: formats.render(fmt, built) for fmt in formats.MODULES}
+    doc = json.loads(out["json"])
+    assert [s["score"]["grade"] for s in doc["submissions"]] == [0.59, None]  # 1 of 17 criteria, and none
+    assert "bruno@x" not in out["moodle"] and "ana@x" in out["moodle"]
+    tarefa = list(csv.reader(io.StringIO(out["moodle-tarefa"])))
+    assert tarefa[1][3] == "0,59" and tarefa[2][3] == "" and "interrompida" in tarefa[2][6]
+    line = next(r for r in csv.DictReader(io.StringIO(out["csv"])) if r["student"] == "Bruno Melo")
+    assert line["grade"] == "" and "interrompida" in line["not_graded"]
+    planilha = next(r for r in csv.reader(io.StringIO(out["planilha"].lstrip("\ufeff")), delimiter=";")
+                    if len(r) > 1 and r[1] == "Bruno Melo")
+    assert "" in planilha and any("interrompida" in c for c in planilha)
+    for fmt in ("text", "html"):
+        assert "SEM NOTA até você olhar — " in out[fmt] and "interrompida" in out[fmt], fmt
+    single = formats.render("vpl", _build(rows[1:]))
+    assert single.splitlines()[-1] == "Grade :=>>0.00" and "interrompida" in single

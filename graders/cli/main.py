@@ -2,7 +2,10 @@
 
 Student code runs only in sandboxed processes (graders.sandbox), traced from below Python; the
 judge runs here, on the trace. One submission's failure, output or attack is that file's own
-verdict, never the batch's. Ctrl+C stops the batch within a second and still reports what was graded.
+verdict, never the batch's. Ctrl+C stops the batch within a second and still writes the whole report:
+every file stays in it, the ones not graded yet as "não avaliado" (classreport's `gradable: false`,
+reason "correção interrompida"), so their students get no grade (no gradebook row, an empty worksheet
+cell), never a zero or a "não entregou".
 Exit codes: see EXIT_* below (and the README).
 """
 
