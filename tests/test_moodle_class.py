@@ -9,7 +9,6 @@ import csv
 import io
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys

@@ -22,7 +22,6 @@ Its status is then "erro" (nothing of theirs could be read) or "não avaliado".
 
 from __future__ import annotations
 
-import os
 from fractions import Fraction
 
 from .. import exercises
