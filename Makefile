@@ -16,7 +16,7 @@ export NO_MKDOCS_2_WARNING := 1
 export CHROMIUM
 
 .DEFAULT_GOAL := help
-.PHONY: help setup build serve test bench editor chromium engines sandbox-tools clean
+.PHONY: help setup build serve test bench editor chromium engines office sandbox-tools clean
 
 help:
 	@echo "make serve  - instala tudo e serve o site em http://$(HOST):$(PORT)/"
@@ -113,7 +113,19 @@ engines:
 		exit 1; \
 	fi
 
-test: setup $(VENV)/.test-deps chromium engines sandbox-tools
+# LibreOffice Calc opens the planilha as a pt-BR spreadsheet would (tests/test_moodle_class.py).
+office:
+	@if command -v soffice >/dev/null; then \
+		echo "LibreOffice: ok"; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get -o DPkg::Lock::Timeout=600 update -qq \
+		&& DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq libreoffice-calc >/dev/null; \
+	else \
+		echo "Instale o pacote libreoffice-calc (o teste da planilha a abre como uma planilha em português)." >&2; \
+		exit 1; \
+	fi
+
+test: setup $(VENV)/.test-deps chromium engines office sandbox-tools
 	$(PY) -m pytest
 
 # The shipped editor bundle, split into pieces (one per CodeMirror package, then our entry) that

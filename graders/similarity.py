@@ -201,6 +201,21 @@ def find_similar(codes: dict, starter: str | None = None, reference: str | None 
     return out
 
 
+def starter_copies(codes: dict, starter: str | None) -> list:
+    """The labels in `codes` whose code is the exercise's starter, unchanged (names, comments and
+    formatting aside): handed in as given, never a copy of anyone, but worth a flag."""
+    tokens = _tokens(starter) if starter else None
+    if not tokens:
+        return []
+    digest = _digest(tokens)
+    out = []
+    for label, source in codes.items():
+        mine = _tokens(source) if isinstance(source, str) else None
+        if mine is not None and _digest(mine) == digest:
+            out.append(label)
+    return out
+
+
 def _near_groups(units: list) -> list:
     """Units linked by a large overlap of their distinctive fingerprints, joined transitively."""
     prints = [unit["grams"] for unit in units]
@@ -229,8 +244,16 @@ def _near_groups(units: list) -> list:
         for gram in fingerprints:
             holders.setdefault(gram, []).append(i)
     candidates = {(a, b) for members in holders.values() for a in members for b in members if a < b}
+    # The published reference is a known source: what a student took from it counts however many
+    # others took it too (a 30 % share of the class must not hide a one-literal change of it).
+    reference = next((i for i, unit in enumerate(units) if REFERENCE in unit["labels"]), None)
+    if reference is not None:
+        candidates |= {(min(i, reference), max(i, reference)) for i in range(len(units))
+                       if i != reference and prints[i] & prints[reference]}
     for a, b in sorted(candidates):
         x, y = distinctive[a], distinctive[b]
+        if reference in (a, b):
+            x, y = prints[a], prints[b]
         if len(x) < MIN_FINGERPRINTS or len(y) < MIN_FINGERPRINTS:
             continue
         # Containment, not Jaccard: lines added to a copy must not hide what it took.

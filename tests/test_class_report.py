@@ -117,7 +117,7 @@ def test_a_partial_submission_is_a_fraction_of_a_complete_one(report):
 
 def test_a_file_that_matches_nobody_or_two_people_is_listed_never_guessed(report):
     rows = {s["shown"]: s for s in report["submissions"] if s["files"]}
-    assert rows["intruso.json"]["roster"] == "sem correspondência na turma"
+    assert rows["intruso.json"]["roster"].startswith("sem correspondência na turma: o arquivo diz “Zé Ninguém”")
     assert rows["maria.json"]["roster"].startswith("ambíguo na turma: Maria Silva Santos, Maria Silva Costa")
     assert report["summary"]["unmatched"] == 2
 
@@ -175,7 +175,11 @@ def test_vpl_output_is_what_vpl_parses(turma):
     run = cli("todos", entregas / "ana-souza", "--format", "vpl")
     lines = run.stdout.splitlines()
     assert lines and all(line.startswith("Comment :=>>") for line in lines[:-1]), lines
-    assert re.fullmatch(r"Grade :=>>\d+\.\d\d", lines[-1]) and float(lines[-1].split(">>")[1]) == 2.35
+    from graders import exercises
+
+    # VPL collects code only (issue 46): the grade is over the code criteria, nivel-2's 4 of them met.
+    code = sum(len(exercises.code_criteria(ex)) for ex in exercises.EXERCISE_IDS)
+    assert re.fullmatch(r"Grade :=>>\d+\.\d\d", lines[-1]) and float(lines[-1].split(">>")[1]) == round(40 / code, 2)
     # A student's text can never forge a grade line.
     assert sum(line.startswith("Grade :=>>") for line in lines) == 1
 
@@ -327,7 +331,7 @@ def test_no_renderer_imports_another_or_the_model_builder():
 
     folder = ROOT / "graders" / "cli" / "formats"
     renderers = {p.stem for p in folder.glob("*.py")} - {"__init__", "prose"}
-    assert renderers == {"text", "json_doc", "csv_table", "planilha", "html", "moodle", "vpl"}
+    assert renderers == {"text", "json_doc", "csv_table", "planilha", "html", "moodle", "moodle_tarefa", "vpl"}
     for name in renderers:
         tree = ast.parse((folder / f"{name}.py").read_text(encoding="utf-8"))
         imported = set()
@@ -361,11 +365,16 @@ def test_weights_from_a_pesos_file_change_the_score_by_the_formula():
            "results": {"nivel-2": _verdict("nivel-2", {"escrita-atomica"}, code)}}
     meta = metadata.describe(True, False, ["nivel-2", "quiz-sobrescrita"])
     plain = classreport.build([row], ["nivel-2", "quiz-sobrescrita"], "todos", meta, [])
-    assert plain["students"][0]["score"] == {"met": 1, "total": 7, "fraction": 0.1429, "grade": 1.43}
-    pesos = {"nivel-2": {"peso": 2, "criterios": {"escrita-atomica": 3}}}
+    assert plain["students"][0]["score"] == {"met": 1, "total": 7, "fraction": 0.1429, "grade": 1.43, "exact": "10/7"}
+    pesos = {"nivel-2": {"criterios": {"escrita-atomica": 3}}}
     weighted = classreport.build([row], ["nivel-2", "quiz-sobrescrita"], "todos", meta, [], pesos=pesos)
-    # Σ exercise weight × met weights / Σ exercise weight × all weights = 2·3 / (2·(3+5) + 1·1)
-    assert weighted["students"][0]["score"]["met"] == 6 and weighted["students"][0]["score"]["total"] == 17
+    # Criterion weights pool: Σ met weights / Σ all weights = 3 / ((3+5) + 1)
+    assert weighted["students"][0]["score"]["met"] == 3 and weighted["students"][0]["score"]["total"] == 9
+    # An exercise's peso is its share of the grade, whatever its criterion count (issue 46):
+    # 2·(3/8) + 1·0 over 2 + 1.
+    pesos = {"nivel-2": {"peso": 2, "criterios": {"escrita-atomica": 3}}, "quiz-sobrescrita": {"peso": 1}}
+    shared = classreport.build([row], ["nivel-2", "quiz-sobrescrita"], "todos", meta, [], pesos=pesos)
+    assert shared["students"][0]["score"]["grade"] == 2.5
 
 
 def test_a_new_fact_of_the_report_reaches_every_format_that_has_a_header():
@@ -384,13 +393,13 @@ def test_a_new_fact_of_the_report_reaches_every_format_that_has_a_header():
 def test_the_pesos_option_reads_a_toml_file(turma, tmp_path):
     entregas, _ = turma
     pesos = tmp_path / "pesos.toml"
-    pesos.write_text("[nivel-2]\npeso = 2\n\n[nivel-2.criterios]\nescrita-atomica = 3\n", encoding="utf-8")
+    pesos.write_text("[nivel-2.criterios]\nescrita-atomica = 3\n", encoding="utf-8")
     doc = json.loads(cli("todos", entregas / "ana-souza", "--pesos", pesos, "--format", "json").stdout)
     (ana,) = doc["submissions"]
-    assert doc["report"]["weights"]["nivel-2"] == {"exercise": 2, "criteria": {
+    assert doc["report"]["weights"]["nivel-2"] == {"exercise": 1, "criteria": {
         "diagnostico-escrita": 1, "diagnostico-ponto-a": 1, "escrita-atomica": 3, "ponto-a": 1, "seis-campos": 1,
         "executavel": 1}}
-    assert ana["score"]["met"] == 12 and ana["score"]["total"] == 27  # 2·(3+1+1+1) of 2·8 + 1 + 10
+    assert ana["score"]["met"] == 6 and ana["score"]["total"] == 19  # 3+1+1+1 of 8 + 1 + 10
     pesos.write_text("[nivel-9]\npeso = 2\n", encoding="utf-8")
     bad = cli("todos", entregas / "ana-souza", "--pesos", pesos)
     assert bad.returncode == 2 and "exercício desconhecido 'nivel-9'" in bad.stderr

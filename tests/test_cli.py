@@ -42,7 +42,7 @@ def test_all_passing_exits_0_and_json_follows_the_contract():
         assert graded == ["escrita-atomica", "ponto-a", "seis-campos", "executavel"]
         assert [c["state"] for c in r["criteria"][:2]] == ["só no arquivo exportado"] * 2
         assert all(set(c) >= {"id", "passed", "message", "state", "title"} for c in r["criteria"])
-        assert r["score"] == {"met": 4, "total": 6, "fraction": 0.6667, "grade": 6.67}
+        assert r["score"] == {"met": 4, "total": 6, "fraction": 0.6667, "grade": 6.67, "exact": "20/3"}
 
 
 def test_a_failed_criterion_exits_1_with_the_message():

@@ -93,7 +93,7 @@ def test_todos_grades_every_exercise_of_each_export_in_one_report(turma):
     ana = rows["exportados/respostas-licao-2-ana.json"]
     assert list(ana["exercises"]) == ["quiz-sobrescrita", "nivel-1", "nivel-2"]
     assert ana["student"] == "Ana Júlia" and ana["status"] == "aprovado"
-    assert ana["score"] == {"met": 17, "total": 17, "fraction": 1.0, "grade": 10.0}
+    assert ana["score"] == {"met": 17, "total": 17, "fraction": 1.0, "grade": 10.0, "exact": "10/1"}
     # Every exercise object names its student, file and kind, as a one-exercise submission does.
     assert {(e["student"], e["shown"], e["kind"]) for e in ana["exercises"].values()} == {
         ("Ana Júlia", "exportados/respostas-licao-2-ana.json", "export")}
@@ -101,7 +101,7 @@ def test_todos_grades_every_exercise_of_each_export_in_one_report(turma):
     assert [ex for ex, e in rows["nivel-2/caio.py"]["exercises"].items() if e["state"] == "avaliado"] == ["nivel-2"]
     # The whole assignment counts: 2 met of the lesson's 17 criteria, the missing exercises "não entregue".
     caio = rows["nivel-2/caio.py"]
-    assert caio["score"] == {"met": 2, "total": 17, "fraction": 0.1176, "grade": 1.18}
+    assert caio["score"] == {"met": 2, "total": 17, "fraction": 0.1176, "grade": 1.18, "exact": "20/17"}
     assert caio["exercises"]["nivel-1"]["state"] == "não entregue" and caio["exercises"]["nivel-1"]["timeline"] is None
     assert doc["report"]["exercises"] == ["quiz-sobrescrita", "nivel-1", "nivel-2"]
     # CSV: one row per file, one group of columns per exercise.
@@ -148,7 +148,7 @@ def test_json_report_carries_summary_scores_metadata_and_copies(turma):
     assert rates["escrita-atomica"] == {"title": "Correção um: a gravação", "passed": 4, "judged": 5, "rate": 0.8}
     assert rates["diagnostico-escrita"]["judged"] == 2  # only exports answer the questions
     caio = next(s for s in doc["submissions"] if s["student"] == "caio")
-    assert caio["score"] == {"met": 2, "total": 6, "fraction": 0.3333, "grade": 3.33}
+    assert caio["score"] == {"met": 2, "total": 6, "fraction": 0.3333, "grade": 3.33, "exact": "10/3"}
     # The isolation actually used, the grader's version, when.
     assert doc["report"]["isolation"] == "reduzido" and doc["report"]["interrupted"] is False
     assert re.fullmatch(r"0\.1\.0\+[0-9a-f]{12}", doc["report"]["grader_version"])
@@ -157,7 +157,9 @@ def test_json_report_carries_summary_scores_metadata_and_copies(turma):
     groups = doc["possible_copies"]
     together = [set(m["file"] for m in g["members"]) for g in groups]
     assert any({"nivel-2/BEATRIZ_COSTA.PY", "nivel-2/davi_copia.py"} <= members for members in together), groups
-    assert not any("nivel-2/caio.py" in members for members in together)  # the starter is nobody's copy
+    # The starter is nobody's copy: only flagged as handed in unchanged (issue 46).
+    assert not any("nivel-2/caio.py" in set(m["file"] for m in g["members"]) for g in groups
+                   if g["kind"] != "igual ao código inicial")
 
 
 def test_csv_keeps_its_columns_and_adds_student_and_score_at_the_end(turma):
@@ -166,9 +168,9 @@ def test_csv_keeps_its_columns_and_adds_student_and_score_at_the_end(turma):
     assert head[:3] == ["file", "exercise", "passed"]
     at = head.index("student")
     assert head[at:] == ["student", "met", "graded", "email", "id_number", "roster", "status", "score_met",
-                         "score_total", "grade", "inspection"]
+                         "score_total", "grade", "inspection", "not_graded", "identity_note"]
     caio = next(r for r in rows if r[0].endswith("caio.py"))
-    assert caio[at:at + 3] == ["caio", "2", "4"] and caio[-4:] == ["2", "6", "3.33", ""]
+    assert caio[at:at + 3] == ["caio", "2", "4"] and caio[-6:] == ["2", "6", "3.33", "", "", ""]
 
 
 def test_planilha_opens_in_a_portuguese_spreadsheet(tmp_path):
@@ -296,7 +298,7 @@ def test_grader_limits_are_named_and_never_scored(tmp_path, option):
     assert stopped["error"].startswith(f"limite do corretor: {says}"), stopped["error"]
     assert option in stopped["error"] and fine["passed"] is True
     text = cli("nivel-2", busy, option, low).stdout
-    assert "NÃO AVALIADO — limite do corretor" in text and "1 não avaliado (limite do corretor)" in text
+    assert "NÃO AVALIADO — limite do corretor" in text and "1 não avaliado (sem nota: veja o motivo de cada um)" in text
     # With limits that let it through, the same file is graded, and passes.
     (graded,) = submissions(cli("nivel-2", busy, *enough, "--format", "json"))
     assert graded["passed"] is True, graded
@@ -386,8 +388,14 @@ def test_ctrl_c_stops_within_a_second_and_reports_what_was_graded(tmp_path, isol
 
     doc = check(json.loads(out))  # an interrupted report is a whole, valid one
     assert doc["report"]["interrupted"] is True
-    assert [s["file"] for s in doc["submissions"]] == [str(f) for f in files[:2]]
-    assert all(s["passed"] for s in doc["submissions"])
+    # Every file stays in the report (issue 46): the graded ones with their grade, the rest without one.
+    rows = {s["file"]: s for s in doc["submissions"]}
+    assert list(rows) == [str(f) for f in files]
+    assert all(rows[str(f)]["passed"] and rows[str(f)]["gradable"] for f in files[:2])
+    for f in files[2:]:
+        row = rows[str(f)]
+        assert row["gradable"] is False and row["score"]["grade"] is None and row["status"] == "não avaliado"
+        assert "interrompida (Ctrl+C)" in row["ungraded_reason"]
     assert doc["report"]["not_graded"] == [str(f) for f in files[2:]]
     assert b"Traceback" not in err and b"KeyboardInterrupt" not in err
     assert "interrompido" in err.decode("utf-8")

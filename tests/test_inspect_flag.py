@@ -226,6 +226,20 @@ def test_the_note_changes_no_grade():
 @pytest.mark.parametrize("fmt", sorted(formats.MODULES))
 def test_every_format_shows_the_note(fmt):
     built = _built([_row("ana.json", [], {"ponto-a"}), _row("bia.json", SIGNS, {"ponto-a"})])
+    if fmt == "moodle-tarefa":
+        # The worksheet goes back to Moodle as it came: no column of its own for the note, and its
+        # feedback cells reach the students, so the note stays in the other formats only.
+        from graders.cli import roster
+
+        sheet = roster.parse_roster("Identificador,Nome completo,Endereço de email,Nota,Nota máxima,"
+                                    "Última modificação (nota),Comentários de feedback\n"
+                                    "Participante1,Ana,ana@usp.br,,\"10,00\",-,\nParticipante2,Bia,bia@usp.br,,\"10,00\",-,\n")
+        meta = metadata.describe(True, False, ["nivel-2"])
+        built = classreport.build([_row("ana.json", [], {"ponto-a"}), _row("bia.json", SIGNS, {"ponto-a"})],
+                                  ["nivel-2"], "nivel-2", meta, [], people=sheet.people, worksheet=sheet.worksheet)
+        out = formats.render(fmt, built)
+        assert NOTE not in out and "inspeciona" not in out.lower() and out.count("\n") == 3
+        return
     out = formats.render(fmt, built)
     if fmt == "json":
         doc = report_schema.check(json.loads(out))

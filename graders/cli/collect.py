@@ -43,6 +43,20 @@ def _reason(name: str, is_dir: bool, read_zips: bool = False) -> str | None:
     return "não é .py nem .json"
 
 
+OWN_REPORT = "relatório do próprio corretor (--format json), não é uma entrega"
+
+
+def _own_report(path: str) -> bool:
+    """A class report this CLI wrote (`--format json`) left in the class folder: never a submission."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(8192)
+    except OSError:
+        return False
+    head = head.removeprefix(b"\xef\xbb\xbf").lstrip()
+    return head.startswith(b"{") and b'"report"' in head[:64] and b'"grader_version"' in head
+
+
 def _sort_key(name: str) -> tuple:
     """Natural order (aluno2 before aluno10), ignoring case; the same on every file system and locale."""
     parts = tuple((0, int(p), "") if p.isdigit() else (1, 0, p.casefold()) for p in re.split(r"(\d+)", name) if p)
@@ -72,6 +86,8 @@ def _walk(folder: str, ignored: list | None = None, read_zips: bool = False) -> 
                 skip(entry.path, "ilegível")
                 continue
             reason = _reason(entry.name, is_dir, read_zips)
+            if not reason and not is_dir and entry.name.lower().endswith(".json") and _own_report(entry.path):
+                reason = OWN_REPORT
             if reason:
                 skip(entry.path, reason)
             elif is_dir:

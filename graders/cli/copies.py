@@ -5,9 +5,10 @@ identical or near-identical (graders.similarity), named as the rest of the repor
 from __future__ import annotations
 
 from .. import exercises
-from ..similarity import REFERENCE, find_similar
+from ..similarity import REFERENCE, find_similar, starter_copies
 
 
+STARTER_KIND = "igual ao código inicial"
 REFERENCE_KIND = {"idêntico": "igual à solução de referência", "quase idêntico": "parecido com a solução de referência"}
 
 
@@ -22,7 +23,8 @@ def possible_copies(codes: dict[str, dict[str, str]], who: dict[str, str | None]
     """[{"exercise", "kind", "score", "members": [{"file", "student"}]}] for `codes` = {exercise: {file's
     short name: its code}}; `who` = {file's short name: student}. kind: "idêntico", "quase idêntico",
     or, when the exercise's reference solution (published in the site) is in the group, "igual à
-    solução de referência" / "parecido com a solução de referência" (then even one file is a group)."""
+    solução de referência" / "parecido com a solução de referência" (then even one file is a group), or
+    "igual ao código inicial": the exercise's starter handed in unchanged."""
     who = who or {}
     found = []
     for exercise, by_file in codes.items():
@@ -40,4 +42,9 @@ def possible_copies(codes: dict[str, dict[str, str]], who: dict[str, str | None]
                 "same_as_reference": [label for subset in group.identical if REFERENCE in subset
                                       for label in subset if label != REFERENCE],
             })
+        unchanged = starter_copies(by_file, _source(exercise, "starter.py"))
+        if unchanged:
+            found.append({"exercise": exercise, "kind": STARTER_KIND, "score": 1.0,
+                          "members": [{"file": label, "student": who.get(label)} for label in unchanged],
+                          "identical": [], "same_as_reference": []})
     return found

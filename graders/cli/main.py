@@ -2,7 +2,10 @@
 
 Student code runs only in sandboxed processes (graders.sandbox), traced from below Python; the
 judge runs here, on the trace. One submission's failure, output or attack is that file's own
-verdict, never the batch's. Ctrl+C stops the batch within a second and still reports what was graded.
+verdict, never the batch's. Ctrl+C stops the batch within a second and still writes the whole report:
+every file stays in it, the ones not graded yet as "não avaliado" (classreport's `gradable: false`,
+reason "correção interrompida"), so their students get no grade (no gradebook row, an empty worksheet
+cell), never a zero or a "não entregou".
 Exit codes: see EXIT_* below (and PROFESSORES.md).
 """
 
@@ -335,25 +338,134 @@ def _codes(rows, jobs) -> tuple[dict, dict]:
     return codes, who
 
 
-def _pesos(path: str | None) -> dict | None:
-    """The --pesos file: {exercise: {"peso": w, "criterios": {id: w}}} (TOML); None without one."""
+def _pesos(path: str | None, assignment: list[str]) -> dict | None:
+    """The --pesos file: {exercise: {"peso": w, "criterios": {id: w}}} (TOML); None without one.
+    ValueError (Portuguese) for anything an instructor could not have meant: an unknown exercise,
+    key or criterion id (a typo would otherwise be ignored), weights that are all zero, or exercise
+    shares given to some exercises of the assignment and not to others."""
     if path is None:
         return None
     import tomllib
 
-    with open(path, "rb") as handle:
-        data = tomllib.load(handle)
+    try:
+        with open(path, "rb") as handle:
+            data = tomllib.load(handle)
+    except FileNotFoundError:
+        raise ValueError("arquivo não encontrado") from None
+    except OSError as exc:
+        raise ValueError(f"não consegui ler o arquivo ({exc.strerror or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"não é um TOML válido ({exc})") from None
     for ex, entry in data.items():
         if ex not in exercises.EXERCISE_IDS or not isinstance(entry, dict):
-            raise ValueError(f"exercício desconhecido {ex!r}")
-        values = [entry.get("peso", 1), *dict(entry.get("criterios", {})).values()]
+            raise ValueError(f"exercício desconhecido {ex!r}; os exercícios são: {', '.join(exercises.EXERCISE_IDS)}")
+        unknown = [k for k in entry if k not in ("peso", "criterios")]
+        if unknown:
+            raise ValueError(f"em [{ex}], chave desconhecida {unknown[0]!r}; use peso e [{ex}.criterios]")
+        criteria = entry.get("criterios", {})
+        if not isinstance(criteria, dict):
+            raise ValueError(f"[{ex}.criterios] precisa ser uma tabela de id = peso")
+        known = exercises.criterion_ids(ex)
+        wrong = [k for k in criteria if k not in known]
+        if wrong:
+            raise ValueError(f"critério desconhecido {wrong[0]!r} em {ex}; os critérios de {ex} são: {', '.join(known)}")
+        values = [entry.get("peso", 1), *criteria.values()]
         if not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v <= 1000 for v in values):
             raise ValueError(f"os pesos de {ex} precisam ser números de 0 a 1000")
+    shared = [ex for ex in assignment if "peso" in data.get(ex, {})]
+    if shared and len(shared) < len(assignment):
+        missing = [ex for ex in assignment if ex not in shared]
+        raise ValueError("com peso num exercício, o peso de cada exercício é a parte dele na nota: dê peso a todos "
+                         f"os exercícios da tarefa (falta: {', '.join(missing)})")
+    if shared and not any(data[ex]["peso"] for ex in shared):
+        raise ValueError("todos os exercícios têm peso 0: ninguém teria nota")
+    for ex in assignment:
+        per = {c: data.get(ex, {}).get("criterios", {}).get(c, 1) for c in exercises.criterion_ids(ex)}
+        if not any(per.values()) and (not shared or data[ex]["peso"]):
+            raise ValueError(f"todos os critérios de {ex} têm peso 0")
     return data
 
 
+def _say_columns(class_roster) -> None:
+    """Once, on stderr: which columns of the roster were read, and which were not."""
+    read = ", ".join(f"{what} ({header})" for what, header in class_roster.recognised.items())
+    kind = "planilha de notas do Moodle" if class_roster.worksheet else "lista da turma"
+    line = f"{kind}: {report.plural(len(class_roster.people), 'pessoa', 'pessoas')}; colunas lidas: {read}"
+    if class_roster.ignored:
+        line += f"; colunas ignoradas: {', '.join(class_roster.ignored)}"
+    sys.stderr.write(line + "\n")
+
+
+def _scale(args, worksheet) -> str | None:
+    """Settle --nota-max: the worksheet's "Nota máxima" (a different --nota-max refused), VPL's
+    VPL_GRADEMAX for --format vpl, else 10. Returns the refusal, if any."""
+    if args.format == "moodle-tarefa" and worksheet is None:
+        return ("--format moodle-tarefa preenche a planilha de notas da tarefa: baixe-a no Moodle (Baixar planilha "
+                "de notas) e passe-a em --turma")
+    if worksheet is not None and worksheet.max_col is not None:
+        cells = {r[worksheet.max_col].strip() for r in worksheet.rows if len(r) > worksheet.max_col and r[worksheet.max_col].strip()}
+        tops = set()
+        for c in cells:
+            try:
+                tops.add(float(c.replace(".", "").replace(",", ".") if "," in c else c))
+            except ValueError:
+                pass
+        if len(tops) == 1:
+            top = tops.pop()
+            if args.nota_max is not None and args.nota_max != top:
+                return (f"--nota-max {args.nota_max:g} difere da Nota máxima da planilha de notas ({top:g}): o Moodle "
+                        "ignora, sem avisar, uma nota acima da máxima; use a escala da tarefa")
+            if args.format == "moodle-tarefa" or args.nota_max is None:
+                args.nota_max = top
+    args.grade_min = 0.0
+    if args.format == "vpl":
+        for name, attr in (("VPL_GRADEMAX", "nota_max"), ("VPL_GRADEMIN", "grade_min")):
+            value = os.environ.get(name, "").strip()
+            if value and (attr != "nota_max" or args.nota_max is None):
+                try:
+                    setattr(args, attr, float(value.replace(",", ".")))
+                except ValueError:
+                    return f"{name}={value!r} não é um número"
+    if args.nota_max is None:
+        args.nota_max = 10.0
+    if args.format == "vpl" and not args.grade_min < args.nota_max:
+        return f"a nota mínima ({args.grade_min:g}) precisa ser menor que a máxima ({args.nota_max:g})"
+    return None
+
+
+def _say_left_out(class_report: dict, args) -> None:
+    """What the Moodle file leaves out, and why, on stderr: students without a grade, and files that
+    matched nobody on the roster (with what would match them)."""
+    rows = class_report["students"]
+    ungraded = [r for r in rows if not r["gradable"]]
+    if ungraded:
+        where = "sem linha no arquivo" if args.format == "moodle" else "com a nota vazia na planilha"
+        sys.stderr.write(f"aviso: {report.plural(len(ungraded), 'aluno sem nota', 'alunos sem nota')} ({where}; "
+                         "o motivo está em cada um):\n")
+        for r in ungraded:
+            sys.stderr.write(f"  {r['student'] or r['shown']}: {r['ungraded_reason']}\n")
+    outside = [r for r in rows if r["files"] and r["roster"] not in (None, "na turma")]
+    if class_report["report"]["roster"] is False:
+        outside = [r for r in rows if r["gradable"] and not (r["email"] or r["id_number"])]
+        if outside:
+            sys.stderr.write(f"aviso: {report.plural(len(outside), 'aluno ficou', 'alunos ficaram')} fora do arquivo "
+                             "do Moodle: sem e-mail nem matrícula no arquivo; passe a lista da turma em --turma\n")
+    elif outside:
+        sys.stderr.write(f"aviso: {report.plural(len(outside), 'entrega ficou', 'entregas ficaram')} fora do arquivo "
+                         "do Moodle (não casaram com ninguém da turma):\n")
+    for r in outside:
+        files = ", ".join(f["shown"] for f in r["files"]) or r["student"] or ""
+        if r["files"] and r["student"]:
+            files += f" ({r['student']})"
+        sys.stderr.write(f"  {files}: {r['roster'] or 'sem e-mail nem matrícula'}\n")
+    if args.format == "moodle" and class_report["report"]["nota_max"] > 100:
+        sys.stderr.write(f"aviso: --nota-max {class_report['report']['nota_max']:g} passa de 100, o máximo que o Moodle "
+                         "aceita por padrão (gradepointmax): a importação seria recusada; crie o item de nota com "
+                         "a nota máxima da tarefa\n")
+
+
 def _exit_code(report_: dict) -> int:
-    states = [row["status"] for row in report_["students"] if row["files"]]
+    states = [row["status"] for row in report_["students"] if row["files"] or row["unread"]]
     if not any(s in (classreport.APPROVED, classreport.FAILED, classreport.INCOMPLETE) for s in states):
         return EXIT_NOTHING_GRADED
     if any(s in (classreport.ERROR, classreport.LIMIT) for s in states):
@@ -365,13 +477,22 @@ def main(argv=None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = options.parse(argv)
     try:
-        people = roster.read(args.turma) if args.turma else None
-        pesos = _pesos(args.pesos)
+        class_roster = roster.read_roster(args.turma) if args.turma else None
     except roster.RosterError as exc:
         sys.stderr.write(f"erro: {exc}\n")
         return EXIT_INPUT
-    except (OSError, ValueError) as exc:
+    people = class_roster.people if class_roster else None
+    worksheet = class_roster.worksheet if class_roster else None
+    if class_roster:
+        _say_columns(class_roster)
+    try:
+        pesos = _pesos(args.pesos, options.assignment(args))
+    except ValueError as exc:
         sys.stderr.write(f"erro: arquivo de pesos {args.pesos}: {exc}\n")
+        return EXIT_INPUT
+    problem = _scale(args, worksheet)
+    if problem:
+        sys.stderr.write(f"erro: {problem}\n")
         return EXIT_INPUT
     stop = threading.Event()
     previous = signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -398,22 +519,31 @@ def main(argv=None) -> int:
             left = []
         pending_files = list(dict.fromkeys(rows[jobs[i][0]]["file"] for i in left))
         codes, who = _codes(rows, jobs)
-        if interrupted:
-            # Only what was graded is reported; the rest is listed as not graded.
-            rows = [row for row in rows if row["results"] or "error" in row]
+        # Ctrl+C: every file stays in the report; one that was not graded is "não avaliado" (no grade,
+        # the reason said), so its student is never a zero or a "não entregou".
+        for i in left:
+            row_index, ex, _sub = jobs[i]
+            rows[row_index]["results"].setdefault(ex, report.normalise(
+                {"file": rows[row_index]["file"], "exercise": ex, "passed": False, "criteria": [],
+                 "error": classreport.INTERRUPTED, "limit": True}))
         assignment = options.assignment(args)
         meta = metadata.describe(isolated, interrupted, assignment, pending=pending_files,
                                  fences=planned_fences(isolated))
+        if args.format == "vpl":
+            meta["grade_min"] = args.grade_min
         copies = possible_copies({ex: c for ex, c in codes.items() if ex in assignment}, who)
         class_report = classreport.build(rows, assignment, args.exercise, meta, copies, people=people,
-                                         ignored=ignored, pesos=pesos, nota_max=args.nota_max)
-        sys.stdout.write(formats.render(args.format, class_report))
+                                         ignored=ignored, pesos=pesos, nota_max=args.nota_max, worksheet=worksheet,
+                                         code_only=args.format == "vpl")
+        text = formats.render(args.format, class_report)
+        if args.format == "moodle-tarefa" and worksheet.encoding != "utf-8":
+            sys.stdout.flush()
+            sys.stdout.buffer.write(text.encode(worksheet.encoding, errors="replace"))
+        else:
+            sys.stdout.write(text)
         sys.stdout.flush()
-        if args.format == "moodle":
-            left_out = [r["student"] or r["shown"] for r in class_report["students"] if not (r["email"] or r["id_number"])]
-            if left_out:
-                sys.stderr.write(f"aviso: {report.plural(len(left_out), 'aluno ficou', 'alunos ficaram')} fora do "
-                                 f"arquivo do Moodle (sem e-mail nem matrícula; use --turma): {', '.join(left_out)}\n")
+        if args.format in ("moodle", "moodle-tarefa"):
+            _say_left_out(class_report, args)
         if interrupted:
             left = report.plural(len(pending_files), "arquivo ficou", "arquivos ficaram")
             sys.stderr.write(f"\ninterrompido: {left} sem correção.\n")

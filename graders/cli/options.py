@@ -21,7 +21,7 @@ JOBS_MAX = 256
 MAX_OPS_MIN, MAX_OPS_MAX = 100, 10_000_000
 MAX_WRITE_MAX_MB = 4096
 MAX_OUTPUT_MAX_MB = 1024
-FORMATS = ("text", "json", "csv", "planilha", "html", "moodle", "vpl")
+FORMATS = ("text", "json", "csv", "planilha", "html", "moodle", "moodle-tarefa", "vpl")
 GRADE_MAX = 1000.0
 
 # argparse's own English messages (Python 3.11–3.13), as patterns, and their Portuguese.
@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Corrige submissões dos exercícios da Lição 2 (checkpoints), cada uma isolada num processo.",
         epilog="Código de saída: 0 se tudo passou; 1 se algum critério falhou; 2 para erro de uso ou se nenhum "
                "arquivo pôde ser corrigido; 3 se algum arquivo não pôde ser corrigido (ilegível ou parado por um "
-               "limite do corretor) e os outros foram; 130 se a correção foi interrompida (Ctrl+C).",
+               "limite do corretor): esse aluno fica sem nota, e os outros foram corrigidos; 130 se a correção foi "
+               "interrompida (Ctrl+C).",
     )
     parser.add_argument("exercise", metavar="EXERCICIO",
                         help=f"um de: {', '.join(exercises.EXERCISE_IDS)}; ou {ALL_EXERCISES}: cada exercício "
@@ -117,14 +118,16 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--format", choices=FORMATS, default="text",
                         help="formato da saída (padrão: text; csv: para programas; planilha: CSV que uma planilha "
                              "em português abre direto; html: um relatório da turma num arquivo só; moodle: CSV para "
-                             "Importar notas do Moodle; vpl: linhas Comment/Grade da avaliação do VPL)")
+                             "Importar notas do Moodle; moodle-tarefa: a planilha de notas da tarefa (--turma) preenchida, para "
+                             "Enviar planilha de notas; vpl: linhas Comment/Grade da avaliação do VPL)")
     parser.add_argument("--turma", metavar="TURMA.CSV",
                         help="lista da turma (a exportação de participantes do Moodle, ou um CSV com nome e e-mail "
                              "e/ou matrícula): cada aluno da lista ganha uma linha, mesmo quem não entregou")
     parser.add_argument("--exercicios", metavar="ID,ID",
                         help="com todos: os exercícios que valem nota (padrão: todos os da lição)")
-    parser.add_argument("--nota-max", metavar="N", type=_grade_max, default=10.0,
-                        help="a nota de quem cumpre todos os critérios (padrão: 10)")
+    parser.add_argument("--nota-max", metavar="N", type=_grade_max, default=None,
+                        help="a nota de quem cumpre todos os critérios (padrão: 10; com a planilha de notas do "
+                             "Moodle, a Nota máxima dela; no VPL, VPL_GRADEMAX)")
     parser.add_argument("--zip", action="store_true",
                         help="lê os .py e .json de dentro de cada .zip, na memória, sem extrair (com limites de "
                              "tamanho e de quantidade); sem esta opção, um .zip é listado como ignorado")

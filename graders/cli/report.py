@@ -320,3 +320,19 @@ def render_json(results) -> str:
         return "[]\n"
     # One file a line: still one JSON list, and the C encoder (an indented dump is pure Python).
     return "[\n" + ",\n".join(json.dumps(r, ensure_ascii=False, allow_nan=False) for r in data) + "\n]\n"
+
+
+def rounded(exact: str | None, places: int, scale=1, comma: bool = False) -> str:
+    """`exact` ("130/17", as the class report keeps a grade or an exercise's share) times `scale`,
+    rounded once, half up, to `places` decimals: the one rounding every format uses, so 13/17 of 10
+    is 7,6 with one decimal and 7.65 with two, never 7,7. "" when there is no value (not gradable)."""
+    from fractions import Fraction
+
+    if exact is None:
+        return ""
+    value = Fraction(exact) * Fraction(str(scale) if isinstance(scale, float) else scale)
+    units = (value * 10 ** places + Fraction(1, 2)).__floor__()
+    sign, units = ("-" if units < 0 else ""), abs(units)
+    whole, part = divmod(units, 10 ** places)
+    text = f"{sign}{whole}" + (f".{part:0{places}d}" if places else "")
+    return text.replace(".", ",") if comma else text

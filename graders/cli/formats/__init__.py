@@ -7,7 +7,7 @@ import importlib
 
 # --format value → module of this package; each has `render(report) -> str`.
 MODULES = {"text": "text", "json": "json_doc", "csv": "csv_table", "planilha": "planilha", "html": "html",
-           "moodle": "moodle", "vpl": "vpl"}
+           "moodle": "moodle", "moodle-tarefa": "moodle_tarefa", "vpl": "vpl"}
 
 
 def render(fmt: str, report: dict) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 
-from ..report import REVEALED, clean, revealed
+from ..report import REVEALED, clean, revealed, rounded
 
 STATE = {"ok": "ok", "falhou": "falhou"}
 
@@ -29,13 +29,22 @@ def _texts(result: dict, ids: list[str]) -> list[str]:
     return [cell(found.get(i, "")) for i in ids]
 
 
-TAIL = ["email", "id_number", "roster", "status", "score_met", "score_total", "grade", "inspection"]
+TAIL = ["email", "id_number", "roster", "status", "score_met", "score_total", "grade", "inspection", "not_graded",
+        "identity_note"]
 
 
 def _tail(row: dict) -> list:
     s = row["score"]
     return [cell(row["email"] or ""), cell(row["id_number"] or ""), cell(row["roster"] or ""), row["status"],
-            s["met"], s["total"], "" if s["grade"] is None else s["grade"], cell(row["inspection_note"] or "")]
+            s["met"], s["total"], rounded(s["exact"], 2), cell(row["inspection_note"] or ""), cell(_not_graded(row)),
+            cell(row["identity_note"] or "")]
+
+
+def _not_graded(row: dict) -> str:
+    """Why the row has no grade, and every file of the student the CLI did not grade."""
+    parts = [row["ungraded_reason"]] if row["ungraded_reason"] else []
+    parts += [f"{u['path']}: {u['reason']}" for u in row["unread"] if u["path"] not in (row["ungraded_reason"] or "")]
+    return "; ".join(parts)
 
 
 def render(report: dict) -> str:

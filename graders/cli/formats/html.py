@@ -14,7 +14,7 @@ from pathlib import Path
 
 import re
 
-from ..report import REVEALED, revealed
+from ..report import REVEALED, revealed, rounded
 from . import prose
 
 ASSETS = Path(__file__).resolve().parents[3] / "docs" / "assets"
@@ -379,7 +379,7 @@ def render(report: dict) -> str:
         state = STATUS[row["status"]]
         anchor = f"submissao-{n + 1}"
         total = row["score"]
-        grade = "sem nota" if total["grade"] is None else prose.decimal(total["grade"])
+        grade = "sem nota" if total["grade"] is None else rounded(total["exact"], 1, comma=True)
         points = f"{grade} ({total['met']} de {total['total']})"
         student = row["student"] or ""
         shown = ", ".join(f["shown"] for f in row["files"])
@@ -426,6 +426,7 @@ def render(report: dict) -> str:
         if row["identity_note"]:
             facts.append(f"<strong>{_e(row['identity_note'])}</strong>")
         body = ["<p>" + " · ".join(facts) + "</p>", _inspection(row, several)]
+        body += [f'<p class="message sem-nota">{_e(line)}</p>' for line in prose.not_graded_lines(row)]
         if "error" in row:
             body.append(f'<p class="message">Erro — {_md(row["error"])}</p>')
         for ex in exercise_ids:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 ROW_FIELDS = ("file", "shown", "student", "email", "id_number", "identity", "identity_note", "roster", "kind", "status", "passed",
-              "score", "files", "exercises", "inspection", "inspection_note")
+              "score", "files", "exercises", "inspection", "inspection_note", "gradable", "ungraded_reason", "unread")
 EXERCISE_FIELDS = ("exercise", "state", "criteria", "timeline", "writings")
 
 

@@ -2,26 +2,30 @@
 cells, UTF-8 without BOM, `.` as the decimal point, one identity column to map ("Endereço de email" or
 "Número de identificação"), one grade per exercise and a total on the `--nota-max` scale, and one
 feedback column per exercise (and, when some student's code inspects the grader, a last column
-with that note, for the instructor only). A student with neither e-mail nor matrícula cannot be imported and is
-left out here (the CLI says so on stderr; every other format lists them)."""
+with that note, for the instructor only).
+
+Rules of Moodle's importer (grade/import/csv/classes/load_data.php) this file keeps: a row whose
+identity cell is blank is credited to the student of the row above (`$this->studentid` is set once
+before the loop), and one unknown identity cancels the whole import (`usermappingerror`); so every
+row is a roster student with its e-mail or ID number (without --turma, the export's own), and a file
+that matched nobody is never a row (the CLI lists it on stderr with why). An empty grade cell erases
+the grade already in Moodle (`update_grade_item` turns '' into null): a student without a grade
+(`gradable: false`) gets no row at all, so nothing is erased and no zero is given."""
 
 from __future__ import annotations
 
 import csv
 import io
 
-from ..report import clean
+from ..report import clean, rounded
 
 EMAIL, ID_NUMBER, NAME = "Endereço de email", "Número de identificação", "Nome completo"
 INSPECTS = "Inspeciona o corretor (não é nota; não mapear)"
 
 
 def importable(row: dict) -> bool:
-    return bool(row["email"] or row["id_number"])
-
-
-def _grade(value: float) -> str:
-    return f"{value:.2f}"
+    """A row Moodle maps to one roster student and that has a grade to give."""
+    return bool(row["email"] or row["id_number"]) and row["gradable"] and row["roster"] in (None, "na turma")
 
 
 def _feedback(result: dict) -> str:
@@ -60,15 +64,9 @@ def render(report: dict) -> str:
     for row in report["students"]:
         if not importable(row):
             continue
-        grades = []
-        for ex in assignment:
-            s = row["exercises"][ex]["score"]
-            ungraded = row["exercises"][ex]["state"] in ("erro", "não avaliado")
-            # An empty cell leaves Moodle's grade as it is: a run that was not graded is not a zero.
-            grades.append("" if ungraded else _grade(scale * s["met"] / s["total"] if s["total"] else 0.0))
-        total = row["score"]["grade"]
+        grades = [rounded(row["exercises"][ex]["score"]["exact"], 2, scale) for ex in assignment]
         writer.writerow([_text(row["email"] or ""), _text(row["id_number"] or ""), _text(row["student"] or ""),
-                         *grades, "" if total is None else _grade(total),
+                         *grades, rounded(row["score"]["exact"], 2),
                          *(_text(_feedback(row["exercises"][ex])) for ex in assignment),
                          *([_text(row["inspection_note"] or "")] if noted else [])])
     return buffer.getvalue()

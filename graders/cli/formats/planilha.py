@@ -10,7 +10,7 @@ import csv
 import io
 import re
 
-from ..report import REVEALED, clean, revealed
+from ..report import REVEALED, clean, revealed, rounded
 from . import prose
 
 # A cell a spreadsheet would compute: `=…`, `@…`, or a sign followed by something other than a word
@@ -26,6 +26,16 @@ def cell(value) -> str:
     if _FORMULA.match(text):
         return "'" + text
     return " " + text if text[:1] in ("+", "-") else text
+
+
+def identifier(value: str | None) -> str:
+    """A matrícula as text: digits with a leading zero (or too many for a number) would become a number
+    in a pt-BR spreadsheet (00000001 → 1); `="00000001"` is read as that very text (checked with
+    LibreOffice's CSV import in tests/test_moodle_class.py). Only digits ever go inside the quotes."""
+    text = cell(value or "")
+    if text.isdigit() and text.isascii() and (text.startswith("0") and len(text) > 1 or len(text) > 15):
+        return f'="{text}"'
+    return text
 
 
 def _state(c: dict) -> str:
@@ -51,7 +61,7 @@ def render(report: dict) -> str:
     for row in report["students"]:
         line = [cell(", ".join(f["shown"] for f in row["files"])), cell(row["student"] or ""),
                 prose.KIND_TEXT.get(row["kind"], ""), row["status"]]
-        errors = [row["error"]] if "error" in row else []
+        errors = prose.not_graded_lines(row) + ([row["error"]] if "error" in row else [])
         for ex in assignment:
             r = row["exercises"][ex]
             line += [_state(c) for c in r["criteria"]]
@@ -62,7 +72,7 @@ def render(report: dict) -> str:
                 errors.append((f"{ex}: " if several else "") + r["error"])
         s = row["score"]
         line += [prose.decimal(s["met"]).removesuffix(",0"), prose.decimal(s["total"]).removesuffix(",0"),
-                 "" if s["grade"] is None else prose.decimal(s["grade"]), cell(row["email"] or ""), cell(row["id_number"] or ""),
+                 rounded(s["exact"], 1, comma=True), cell(row["email"] or ""), identifier(row["id_number"]),
                  cell("; ".join(x for x in (row["roster"], row["identity_note"]) if x)), cell("; ".join(errors)),
                  cell(row["inspection_note"] or "")]
         writer.writerow(line)

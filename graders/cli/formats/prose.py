@@ -3,7 +3,7 @@ class report; used by the formats that print prose, so they all say the same thi
 
 from __future__ import annotations
 
-from ..report import plural, revealed
+from ..report import plural, revealed, rounded
 
 ISOLATION_TEXT = {
     "estrito": "bubblewrap (processo isolado, sem rede, sistema somente leitura)",
@@ -50,7 +50,7 @@ def summary_lines(summary: dict) -> list[str]:
     if summary["incomplete"]:
         head += f", {plural(summary['incomplete'], 'incompleto', 'incompletos')} (faltam exercícios)"
     if summary["not_graded"]:
-        head += f", {plural(summary['not_graded'], 'não avaliado', 'não avaliados')} (limite do corretor)"
+        head += f", {plural(summary['not_graded'], 'não avaliado', 'não avaliados')} (sem nota: veja o motivo de cada um)"
     if summary["not_submitted"]:
         head += f", {summary['not_submitted']} não {'entregou' if summary['not_submitted'] == 1 else 'entregaram'}"
     lines = [head]
@@ -108,10 +108,18 @@ def ignored_lines(ignored: list[dict]) -> list[str]:
 def status_line(row: dict) -> str:
     """`REPROVADO (2 de 6 critérios; nota 3,3; 1 resposta revelada)` for one student."""
     score = row["score"]
-    grade = "sem nota" if score["grade"] is None else f"nota {decimal(score['grade'])}"
+    grade = "sem nota" if score["grade"] is None else f"nota {rounded(score['exact'], 1, comma=True)}"
     shown = sum(1 for result in row.get("exercises", {}).values() for c in result.get("criteria", []) if revealed(c))
     extra = f"; {plural(shown, 'resposta revelada', 'respostas reveladas')}" if shown else ""
     return f"{row['status'].upper()} ({score['met']} de {plural(score['total'], 'critério', 'critérios')}; {grade}{extra})"
+
+
+def not_graded_lines(row: dict) -> list[str]:
+    """Why the row has no grade, then each file of the student that was not graded (with its reason)."""
+    lines = [f"SEM NOTA até você olhar — {row['ungraded_reason']}"] if row["ungraded_reason"] else []
+    lines += [f"não corrigido: {u['path']} — {u['reason']}" for u in row["unread"]
+              if u["path"] not in (row["ungraded_reason"] or "")]
+    return lines
 
 
 def who(row: dict) -> str:

@@ -38,6 +38,7 @@ def render(report: dict) -> str:
         note = f" [{row['roster']}]" if row["roster"] not in (None, "na turma") else ""
         note += f" [{row['identity_note']}]" if row["identity_note"] else ""
         lines.append(f"{prose.who(row)}: {prose.status_line(row)}{note}")
+        lines += [f"  {line}" for line in prose.not_graded_lines(row)]
         if "error" in row:
             lines.append(f"  ERRO DE ENTRADA — {row['error']}")
         if row["inspection_note"]:
