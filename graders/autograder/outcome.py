@@ -33,8 +33,6 @@ ONLY_EXPORT_TEXT = ("só no arquivo exportado: este critério se responde com o 
 MAX_COPY_BYTES = 32 << 20
 # Time the CLI gets, after a stop is asked (SIGINT, its Ctrl+C), to report what it graded.
 STOP_GRACE = 5.0
-# The CLI's own not-graded statuses (graders/cli/classreport.py: ERROR, LIMIT).
-_UNGRADED_STATUSES = ("erro", "não avaliado")
 
 
 @dataclass
@@ -181,16 +179,12 @@ def not_graded(run: CliRun) -> str | None:
     """Why this submission gets no grade at all, or None when it is graded.
 
     The ONE place the autograders decide it (PrairieLearn's `gradable: false`, Gradescope's results
-    without a score, Classroom's runner with `max_score` 0 and status `error`). Today it is derived
-    from what the CLI's JSON report (graders/cli/report.schema.json) already says:
-      - no report at all (the CLI failed, or the autograder's total deadline killed it);
-      - `report.interrupted` (the run was stopped before the end: the deadline, as Ctrl+C);
-      - no submission in the report (nothing to grade in the folder);
-      - a submission whose `status` is `erro` (a file that could not be read: not a .py/.json of the
-        lesson, an export of an unknown `version`, a .py that names no exercise) or `não avaliado`
-        (a grader limit stopped the run: `limit: true`), i.e. the rows whose `score.grade` is null.
-    A failing criterion, a crash, an infinite loop (the per-run timeout) are grades, not this.
-    When issue 46's single not-graded state lands in the report, this function reads it instead."""
+    without a score, Classroom's runner with `max_score` 0 and status `error`). It follows the CLI's
+    own not-graded state (graders/cli/classreport.py, `gradable`): a submission row with
+    `gradable: false` has no grade, and `ungraded_reason` says why. Around the report it adds what
+    only the autograder sees: no report at all (the CLI failed, or the total deadline killed it), a run
+    stopped before the end, and a submission with no file to grade.
+    A failing criterion, a crash, an infinite loop (the per-run timeout) are grades, not this."""
     if run.doc is None:
         if run.timed_out:
             return (f"a correção passou do tempo total do autograder ({run.deadline:.0f} s) e foi parada "
@@ -204,8 +198,9 @@ def not_graded(run: CliRun) -> str | None:
     if not submissions:
         return "a entrega não tem nenhum arquivo .py ou .json para corrigir"
     for sub in submissions:
-        if sub.get("status") in _UNGRADED_STATUSES or (sub.get("score") or {}).get("grade", 0) is None:
-            reasons = [sub.get("error")] + [r.get("error") for r in (sub.get("exercises") or {}).values()]
+        if sub.get("gradable") is False or (sub.get("score") or {}).get("grade", 0) is None:
+            reasons = [sub.get("ungraded_reason"), sub.get("error")]
+            reasons += [r.get("error") for r in (sub.get("exercises") or {}).values()]
             reason = "; ".join(dict.fromkeys(r for r in reasons if r))
             return f"{sub.get('shown') or sub.get('file')}: {reason or sub.get('status')}"
     return None
