@@ -81,6 +81,7 @@ class _ArgCmp(ctypes.Structure):
 
 
 ACT_ALLOW, ACT_NOTIFY = 0x7FFF0000, 0x7FC00000
+PROT_WRITE = 2
 F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
 SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
 PRIO_PGRP, PRIO_USER, IOPRIO_WHO_PGRP, IOPRIO_WHO_USER = 1, 2, 2, 3
@@ -182,6 +183,10 @@ def build_filter(reduced: bool) -> bytes:
             if rc < 0:
                 raise OSError(-rc, f"seccomp_rule_add {nr}")
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED))
+    # A read-only shared mapping of a file opened for writing becomes writable only through these.
+    for name in ("mprotect", "pkey_mprotect"):
+        rule(ACT_NOTIFY, name, (2, CMP_MASKED_EQ, PROT_WRITE, PROT_WRITE))
+    rule(ACT_NOTIFY, "mremap")
     rule(ACT_NOTIFY, "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_SECCOMP))
     # Other ways to reach another process, checked like kill: the owner of a descriptor's SIGIO, and
     # another process's limits (RLIMIT_CPU 0 kills it, with no signal for Landlock's scope to stop).
@@ -258,7 +263,8 @@ def handled_calls() -> dict[int, str]:
     """Number -> name of every call the filter may hand to the supervisor."""
     if _NRS:
         return _NRS
-    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | {"open", "openat", "mmap", "prctl"}
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | {"open", "openat", "mmap", "prctl",
+                                                                                        "mprotect", "pkey_mprotect", "mremap"}
     out = {}
     for name in names:
         nr = syscall_nr(name)

@@ -25,7 +25,7 @@ from .names import Names
 from .opens import Opens
 from .reads import Reads, open_calls
 from .refusals import Checks
-from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls
+from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls, syscall_nr
 from .target import Task, TargetAccess
 from .looks import QUERIES, Looks
 from .lookthread import Direct
@@ -83,6 +83,13 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.handlers = {nr: getattr(self, "_on_" + name, None) for nr, name in handled_calls().items()}
         self.mapped: dict = {}  # node -> [our duplicate, last known contents] (Mappings)
         self.in_flight: dict = {}  # tid -> node of an mmap we let through and that tid has not returned from
+        # Read-only shared mappings of files opened for writing (Mappings): (major, minor, inode) -> (node,
+        # our duplicate); an mprotect adding PROT_WRITE makes them writable mappings.
+        self.maywrite: dict = {}
+        self.risky: dict = {}  # tid -> (kind, tgid, keys, call number) of a mapping call it may still be in
+        self.unsure = False  # a shared mmap was let through while other threads ran
+        self.nr_mmap, self.nr_mremap = syscall_nr("mmap"), syscall_nr("mremap")
+        self.nr_mprotect, self.nr_pkey_mprotect = syscall_nr("mprotect"), syscall_nr("pkey_mprotect")
         self.pending: list = []  # writes to full pipes of multi-threaded processes: (id, dup, data)
         self.pipe_key = None
         self.chan_key = None
@@ -189,6 +196,8 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         nid, tid, _flags, nr, _arch, _ip, *args = NOTIF.unpack(raw)
         if self.in_flight:
             self.in_flight.pop(tid, None)  # a new call from that thread: its mmap has returned
+        if self.risky:
+            self.risky.pop(tid, None)
         if nr in self.open_calls and self.let_read_through(nid, tid, nr, args):
             return  # read-only: let through on its flags (reads.py); nothing on disk changes
         if nr in self.look_calls and not self.code_started:
