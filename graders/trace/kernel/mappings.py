@@ -13,13 +13,19 @@ import errno
 import fcntl
 import os
 import stat
+import time
 
 from ..ops import Event
 from .errors import Refused, Stop
-from .linux import U32, s32
+from .linux import MAP_ANONYMOUS, MAP_SHARED, U32, s32
+from .seccomp import FLAG_CONTINUE
 
 PAGE = 4096
 PROT_WRITE = 2
+CONFIRM_SECONDS = 2.0
+SWAPPED = ("mmap compartilhado e gravável com outras threads rodando: outro arquivo das pastas do exercício foi "
+           "mapeado no lugar do que o descritor apontava quando o corretor olhou (uma thread trocou o descritor "
+           "durante a chamada)")
 MS_ASYNC, MS_INVALIDATE, MS_SYNC = 1, 2, 4
 
 
@@ -27,20 +33,24 @@ class Mappings:
     """Supervisor mixin: mmap(MAP_SHARED) of a file and msync. self.mapped: node -> [dup, shadow]."""
 
     def _on_mmap(self, nid, task, a):
-        fd = s32(a[4])  # the filter only notifies MAP_SHARED mappings of a descriptor
+        flags = a[3] & U32
+        if not flags & MAP_SHARED or flags & MAP_ANONYMOUS:
+            return "continue"  # a MAP_FIXED mapping of no file, or a private one: notified only to be seen
+        fd = s32(a[4])
         prot = a[2] & U32
         threads = task.threads
-        if prot & PROT_WRITE and threads > 1:
-            # Another thread could put another file under that descriptor number before the kernel
-            # maps it, and a writable mapping would escape us.
-            raise Refused(errno.EACCES, "mmap", "mmap compartilhado de um arquivo com outras threads rodando, com "
-                                                "PROT_WRITE: o corretor não saberia qual arquivo foi mapeado")
+        # With other threads, one could put another file under that descriptor number before the kernel
+        # maps it: a writable mapping is then confirmed in the process's maps before anything else runs.
+        confirm = bool(prot & PROT_WRITE) and threads > 1
+        before = self._shared_entries(task) if confirm else None
+        decided = None
         if threads > 1:
             self.unsure = True  # the file mapped may not be the one we look at: mprotect checks the maps
         dup = self.getfd(task, fd)
         keep = False
         try:
             st = os.fstat(dup)
+            decided = _key(st)
             writable = fcntl.fcntl(dup, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
             # Outside the roots' file systems (a memfd, a device) the stores reach no file we trace.
             if stat.S_ISREG(st.st_mode) and writable and st.st_dev in self.root_devs:
@@ -72,7 +82,69 @@ class Mappings:
                 os.close(dup)
         # One thread (or a read-only mapping, whose upgrade we see), and the decision read no target
         # memory: the kernel may run the call.
-        return "continue"
+        if not confirm:
+            return "continue"
+        self.respond(nid, flags=FLAG_CONTINUE)
+        self._confirm(task, before, decided)
+        return None
+
+    def _on_munmap(self, nid, task, a):
+        return "continue"  # notified so that no mapping leaves unseen while _confirm looks (the filter)
+
+    def _confirm(self, task, before: set, decided: tuple):
+        """After letting a writable shared mmap of a multi-threaded process through: wait until its
+        mapping shows in the process's maps and check that it maps the file we decided on. Every way
+        to add a shared file mapping to a process (mmap, mremap) or to take one away (munmap, mremap,
+        a MAP_FIXED mmap over it) is a call we handle, and we handle none meanwhile; so a new shared
+        mapping of another file of the roots can only be a descriptor swapped under the call, and the
+        run stops. Once the thread is seen blocked in another call, a mapping that is not there was
+        never made (the call failed). The thread or its process gone first (an execve, an exit) leaves
+        nothing to check, so the run stops too: no honest program maps a file just to vanish."""
+        devs = {(os.major(d), os.minor(d)) for d in self.root_devs}
+        deadline = time.monotonic() + CONFIRM_SECONDS
+        while True:
+            now = self._shared_entries(task)
+            if now is None:
+                self._unconfirmed()
+            new = now - before
+            if any(e[1] != decided and e[1][:2] in devs for e in new):
+                self._record(Event("refused", ok=False, errno="EACCES",
+                                   payload={"call": "mmap", "message": SWAPPED}))
+                raise Stop("refused", {"message": SWAPPED})
+            if any(e[1] == decided for e in new):
+                return
+            state = _syscall_state(task.tid)
+            if state is None:
+                self._unconfirmed()
+            if state not in ("running", "unknown") and state != self.nr_mmap:
+                return  # blocked in another call: the mmap failed and mapped nothing
+            if time.monotonic() > deadline:
+                self._unconfirmed()
+            time.sleep(0.0002)
+
+    def _unconfirmed(self):
+        message = ("mmap compartilhado e gravável com outras threads rodando: o corretor não conseguiu confirmar "
+                   "qual arquivo foi mapeado")
+        self._record(Event("refused", ok=False, errno="EACCES", payload={"call": "mmap", "message": message}))
+        raise Stop("refused", {"message": message})
+
+    def _shared_entries(self, task) -> set | None:
+        """The process's shared file mappings: {(range, (major, minor, inode))}; None if it is gone."""
+        try:
+            with open(f"/proc/{task.tid}/maps", "rb") as f:
+                lines = f.read().splitlines()
+        except (FileNotFoundError, ProcessLookupError):
+            return None
+        except OSError:
+            raise Refused(errno.ESRCH) from None
+        found = set()
+        for line in lines:
+            fields = line.split(None, 5)
+            if len(fields) < 5 or fields[1][3:4] != b"s" or fields[4] == b"0":
+                continue
+            major, minor = (int(x, 16) for x in fields[3].split(b":"))
+            found.add((fields[0], (major, minor, int(fields[4]))))
+        return found
 
     def _on_mprotect(self, nid, task, a):
         return self._protect(task, a, self.nr_mprotect)
@@ -134,15 +206,8 @@ class Mappings:
         entry = self.risky.get(tid)
         if entry is None:
             return True
-        try:
-            with open(f"/proc/{tid}/syscall", "rb") as f:
-                first = f.read().split(None, 1)[:1]
-        except OSError:
-            first = []
-        if not first:
-            self.risky.pop(tid, None)
-            return True
-        if first[0] == b"running" or not first[0].lstrip(b"-").isdigit() or int(first[0]) == entry[3]:
+        state = _syscall_state(tid)
+        if state in ("running", "unknown") or state == entry[3]:
             return False
         self.risky.pop(tid, None)
         return True
@@ -371,6 +436,27 @@ class Mappings:
         for _node, dup in self.maywrite.values():
             os.close(dup)
         self.maywrite.clear()
+
+
+def _syscall_state(tid):
+    """What /proc/<tid>/syscall says: the number of the call the thread is blocked in (-1: blocked
+    outside one), "running" (maybe still in the call we let through), None when the thread is gone,
+    "unknown" when it cannot be read (never taken for "left the call")."""
+    try:
+        with open(f"/proc/{tid}/syscall", "rb") as f:
+            first = f.read().split(None, 1)[:1]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    except OSError:
+        return "unknown"
+    if not first:
+        return None
+    if first[0] == b"running":
+        return "running"
+    try:
+        return int(first[0])
+    except ValueError:
+        return "unknown"
 
 
 def _key(st) -> tuple:

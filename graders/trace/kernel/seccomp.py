@@ -10,7 +10,7 @@ import os
 import struct
 
 from .linux import (AF_UNIX, CLONE_FILES, CLONE_FS, CLONE_NEW, CLONE_THREAD, CLONE_VFORK, CLONE_VM, FICLONE,
-                    FICLONERANGE, FIDEDUPERANGE, MAP_ANONYMOUS, MAP_SHARED, PR_SET_DUMPABLE, PR_SET_SECCOMP, U32)
+                    FICLONERANGE, FIDEDUPERANGE, MAP_ANONYMOUS, MAP_FIXED, MAP_SHARED, PR_SET_DUMPABLE, PR_SET_SECCOMP, U32)
 
 SECCOMP_SET_MODE_FILTER = 1
 SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
@@ -183,6 +183,10 @@ def build_filter(reduced: bool) -> bytes:
             if rc < 0:
                 raise OSError(-rc, f"seccomp_rule_add {nr}")
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED))
+    # What can take a mapping away (mmap.py's confirmation of a mapping made while other threads run
+    # counts on seeing it before anything removes it): munmap, and a MAP_FIXED mapping over it.
+    rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_FIXED, MAP_FIXED))
+    rule(ACT_NOTIFY, "munmap")
     # A read-only shared mapping of a file opened for writing becomes writable only through these.
     for name in ("mprotect", "pkey_mprotect"):
         rule(ACT_NOTIFY, name, (2, CMP_MASKED_EQ, PROT_WRITE, PROT_WRITE))
@@ -264,7 +268,7 @@ def handled_calls() -> dict[int, str]:
     if _NRS:
         return _NRS
     names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | {"open", "openat", "mmap", "prctl",
-                                                                                        "mprotect", "pkey_mprotect", "mremap"}
+                                                                                        "mprotect", "pkey_mprotect", "mremap", "munmap"}
     out = {}
     for name in names:
         nr = syscall_nr(name)

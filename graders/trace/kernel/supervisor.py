@@ -88,6 +88,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.maywrite: dict = {}
         self.risky: dict = {}  # tid -> (kind, tgid, keys, call number) of a mapping call it may still be in
         self.unsure = False  # a shared mmap was let through while other threads ran
+        self.outlived = False  # a process of the run was still alive at the time limit, the runner gone
         self.nr_mmap, self.nr_mremap = syscall_nr("mmap"), syscall_nr("mremap")
         self.nr_mprotect, self.nr_pkey_mprotect = syscall_nr("mprotect"), syscall_nr("pkey_mprotect")
         self.pending: list = []  # writes to full pipes of multi-threaded processes: (id, dup, data)

@@ -1,6 +1,5 @@
-# why: fills its temporary file through a shared mmap while a worker thread runs: the grader cannot know which file such a mapping reaches (another thread could swap the descriptor), so it refuses the mmap and says so; the save raises and the run fails
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: mmap compartilhado de um arquivo com outras threads rodando
+# why: fills its temporary file through a shared writable mmap while a worker thread runs: the grader confirms in the process's maps that the mapping reached the file it looked at, traces the stores as writes and the file is published by os.replace
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=ok
 # mode: cli-only
 import json
 import mmap
