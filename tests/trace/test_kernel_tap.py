@@ -619,8 +619,9 @@ def test_nothing_survives_between_runs(sandbox):
 @pytest.fixture
 def open_folder():
     """A folder and file anyone may write, so the supervisor's own fence is what refuses, not the
-    permissions (reduced mode started as root runs the submission as another user)."""
-    folder = tempfile.mkdtemp(prefix="fora-", dir="/dev/shm" if os.path.isdir("/dev/shm") else None)
+    permissions (reduced mode started as root runs the submission as another user). Neither in /tmp
+    nor in /dev/shm: a run has its own of each (the machine's are never reached by those names)."""
+    folder = tempfile.mkdtemp(prefix="fora-", dir="/var/tmp" if os.path.isdir("/var/tmp") else None)
     os.chmod(folder, 0o777)
     yield pathlib.Path(folder)
     shutil.rmtree(folder, ignore_errors=True)

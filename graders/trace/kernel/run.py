@@ -114,6 +114,7 @@ def _high_fd(fd: int) -> int:
 
 
 def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, home: str | None = None,
+               shm: str | None = None,
                env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
                reduced: bool = False, kill_all: bool = False, caps: dict | None = None,
                control: int | None = None, landlock_fd: int | None = None,
@@ -126,7 +127,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     a ruleset (landlock.ruleset) the child restricts itself with before exec. `looker`: reduced mode's
     fenced look thread (lookthread.py), kept by a server across runs; made for this run when None. In
     reduced mode the child is forked from it, so the child's Landlock domain nests in the thread's."""
-    roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else [])
+    roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else []) + ([("shm", shm)] if shm else [])
     sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
     own_looker = None
     if reduced:

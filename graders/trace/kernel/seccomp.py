@@ -100,7 +100,7 @@ EMULATED = ("write", "pwrite64", "writev", "pwritev", "pwritev2", "truncate", "f
             "rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "mkdir", "mkdirat",
             "link", "linkat", "symlink", "symlinkat", "fsync", "fdatasync", "sync", "syncfs", "creat",
             "kill", "tkill", "tgkill", "pidfd_open", "sendfile", "copy_file_range", "splice", "msync",
-            "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+            "rt_sigqueueinfo", "rt_tgsigqueueinfo", "bind", "connect")
 REFUSED = {
     "io_uring_setup": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
     "io_uring_enter": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
@@ -130,7 +130,7 @@ ERRNO_PLAIN = {
     # IPC namespace, and Landlock does not cover them): they are named by small numbers.
     "shmat": errno.ENOSYS, "shmctl": errno.ENOSYS, "msgsnd": errno.ENOSYS, "msgrcv": errno.ENOSYS,
     "msgctl": errno.ENOSYS, "semop": errno.ENOSYS, "semtimedop": errno.ENOSYS, "semctl": errno.ENOSYS,
-    "pidfd_send_signal": errno.EPERM, "connect": errno.EACCES, "bind": errno.EACCES,
+    "pidfd_send_signal": errno.EPERM,
 }
 # Reduced mode only: no new sessions or groups, so killing the process group kills everything.
 ERRNO_REDUCED = {"setsid": errno.EPERM, "setpgid": errno.EPERM}
