@@ -31,3 +31,25 @@ def test_thread_saves_get_the_thread_message_in_the_browser():
         assert "thread" in message and "navegador" in message, message
         # Nothing about checkpoints: the run was stopped, not judged.
         assert "Queda" not in message and "checkpoint.json" not in message, message
+
+
+def test_process_starts_get_the_process_message_in_the_browser():
+    """multiprocessing and os.fork pass in the CLI (corpus, cli-only); the browser has no processes and
+    says so in Portuguese, never judging checkpoints it could not see written."""
+    names = ("ok_multiprocessing_pool.py", "ok_child_saves_atomically_after_return.py")
+    cases = [c for c in all_cases() if c.path.name in names]
+    assert len(cases) == 2 and all(c.cli_only and all(c.expected.values()) for c in cases)
+    node = shutil.which("node")
+    assert node, "Node.js is needed to run Pyodide (make test installs the npm deps)"
+    jobs = [{"id": c.id, "exercise": c.exercise, "code": read(str(c.path), c.exercise).code,
+             "answers": None, "filename": c.path.name} for c in cases]
+    run = subprocess.run([node, str(ROOT / "tests" / "pyodide_grade.mjs")], input=json.dumps(jobs),
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    for case in cases:
+        verdict = json.loads(run.stdout)["results"][case.id]
+        assert verdict["passed"] is False
+        runs = next(c for c in verdict["criteria"] if c["id"] == "executavel")
+        assert "não tem processos" in runs["message"] and "linha de comando" in runs["message"], runs
+        for criterion in verdict["criteria"]:
+            assert "Queda" not in criterion["message"], criterion

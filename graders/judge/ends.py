@@ -20,6 +20,7 @@ def end_text(trace) -> str:
         "runaway": "limite do corretor: " + (message or "o código chamou o modelo, as ferramentas ou o disco "
                                              "muito mais vezes do que o roteiro prevê"),
         "protocol": "o processo mandou pedidos ilegíveis ao modelo falso",
+        "refused": message or "o código fez uma chamada que o corretor não consegue acompanhar",
         "broken": message or "o processo de correção falhou (não é culpa do código; tente de novo)",
     }.get(trace.end, "")
 

@@ -55,6 +55,8 @@ def describe(report: dict) -> str:
     text = _short(report.get("exc_text"))
     for pattern, same in _SAME:
         text = pattern.sub(same, text)
+    if _no_processes(name, text, report):
+        return PROCESS_MESSAGE
     if name == "RuntimeError" and "thread" in text:
         return ("o código tentou iniciar uma thread, e o Python do navegador não tem threads: grave o "
                 "checkpoint na própria função (a correção na linha de comando aceita threads)")
@@ -90,3 +92,19 @@ def error_line(report: dict):
         return frames[-1][0]
     syntax = report.get("syntax")
     return syntax.get("lineno") if isinstance(syntax, dict) and isinstance(syntax.get("lineno"), int) else None
+
+
+# Pyodide has no processes: these are what starting one raises there (checked under Node with Pyodide 314).
+PROCESS_MESSAGE = ("o código tentou iniciar outro processo (multiprocessing, subprocess ou os.fork), e o Python do "
+                   "navegador (Pyodide) não tem processos: aqui, tudo roda dentro de run_agent. Corrija pela linha de "
+                   "comando (python -m graders), onde processos funcionam, ou faça o trabalho num processo só")
+
+
+def _no_processes(name: str, text: str, report: dict) -> bool:
+    if name == "ModuleNotFoundError" and ("'_multiprocessing'" in text or "'_posixshmem'" in text):
+        return True
+    if name == "OSError" and "does not support processes" in text:
+        return True
+    frames = _frames(report)
+    line = frames[-1][2] if frames and len(frames[-1]) > 2 and isinstance(frames[-1][2], str) else ""
+    return name == "OSError" and "Function not implemented" in text and "fork" in line

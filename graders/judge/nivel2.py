@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from . import protocol
 from ..fake_agent import TASK, script
-from ..replay.states import MODEL, TOOL, TORN, replay
+from ..replay.states import AFTER, MODEL, TOOL, TORN, replay
 from ..trace.ops import Trace
 from .ends import end_text
 from .points import ORDINAL, CrashPoints, Point
@@ -149,7 +149,7 @@ class Nivel2Judge:
         problem = self._conversation_problem()
         if problem:
             return CriterionResult(cid, False, problem)
-        return CriterionResult(cid, True)
+        return CriterionResult(cid, True, hint=outlived_text(trace))
 
     def _conversation_problem(self) -> str:
         calls = [(e.payload or {}).get("messages") for e in self.models]
@@ -327,6 +327,8 @@ class Nivel2Judge:
                 return (f"{label}: pendingToolUse em disco é {protocol.brief(pending, 120)}, mas a ferramenta em "
                         f"andamento era {protocol.brief(expected, 120)}.")
             return ""
+        if state.kind == AFTER and state.since and 1 <= state.served < len(self.responses):
+            return self.window_failure(point, content, power)
         if state.kind == MODEL and 1 <= state.served < len(self.responses):
             block = self.tool_uses[state.served - 1]  # what the previous reply asked for
             label = self.label(point) + power
@@ -345,6 +347,35 @@ class Nivel2Judge:
                 return (f"{label}: {seen}. Depois que {block['name']} termina, grave o ponto B — o resultado em messages "
                         "e pendingToolUse = None — antes de chamar o modelo de novo.")
         return ""
+
+    def window_failure(self, point: Point, content: bytes | None, power: str = "") -> str:
+        """A state saved after the tool a reply asked for started and before the next model call: a crash there
+        resumes from it, so it must still carry the call (pendingToolUse) or already its result
+        (a tool_result in messages); with neither, the resume acts as if the model never asked for
+        the tool, and the call is lost or repeated. A file that does not load, or is absent, is
+        escrita-atomica's to judge: only a complete checkpoint is read here."""
+        try:
+            saved = parse(content)
+        except (ValueError, UnicodeDecodeError):
+            return ""
+        if not isinstance(saved, dict):
+            return ""
+        block = self.tool_uses[point.state.served - 1]  # what the last reply asked for
+        expected = self.expected_pending(block["name"])
+        pending = saved.get("pendingToolUse")
+        carried = isinstance(pending, dict) and all(pending.get(k) == expected[k] for k in expected)
+        if carried or has_result(saved, block["id"]):
+            return ""
+        label = self.label(point) + power
+        shown = "ausente" if "pendingToolUse" not in saved else protocol.brief(pending, 80)
+        text = (f"{label}: entre a volta de `execute_tool` e o ponto B, o checkpoint em disco já não tinha a chamada "
+                f"pendente nem o resultado — pendingToolUse = {shown} e nenhum tool_result de {block['name']} em "
+                "messages. Uma queda aqui retomaria como se o modelo nunca tivesse pedido a ferramenta: a chamada "
+                "se perderia ou seria repetida.")
+        if power:
+            return text + " Numa falta de energia, é isso que poderia sobrar no disco."
+        return text + (" Só limpe pendingToolUse na mesma gravação que põe o tool_result em messages "
+                       "(o ponto B).")
 
     # --- seis-campos: every state saved, one tokensUsed convention --------------------------------
 
@@ -393,6 +424,18 @@ class Nivel2Judge:
         return CriterionResult(cid, True)
 
     # --- falta de energia: the persistence model ---------------------------------------------------
+
+def outlived_text(trace) -> str:
+    """What a run says when a process of the code outlived run_agent past the time limit."""
+    limit = (trace.limits or {}).get("outlived")
+    if not limit:
+        return ""
+    seconds = f"{limit:g}".replace(".", ",") if isinstance(limit, (int, float)) else "?"
+    return (f"run_agent retornou, mas um processo iniciado pelo código (um filho ou um daemon) ainda estava vivo "
+            f"quando o tempo da correção ({seconds} s) acabou, e o corretor o encerrou à força. Tudo o que ele fez "
+            "no disco até ali, antes e depois da volta de run_agent, entrou nas quedas julgadas; numa execução "
+            "real ele continuaria gravando.")
+
 
 def _text(value) -> str:
     return value[:500] if isinstance(value, str) else ""

@@ -38,6 +38,7 @@ class State:
     before: bytes | None = None  # TORN: the file just before the write
     served: int = 0              # model replies served before this state
     tools: int = 0               # tool calls started before (TOOL: including this one)
+    since: int = 0               # tool calls started since the last model reply (its request acted on)
     finished: bool = False       # the final model reply had been served
     power: bool = True           # whether the power-loss views apply (not for a torn write)
     mapped: bool = False         # the judged file was mapped shared and writable: any content, any instant
@@ -57,7 +58,7 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
     if root is None:
         return out
     start, parts = root.node, list(parts)
-    served = tools = 0
+    served = tools = since = 0
     mapped: set[int] = set()  # nodes a process of the run may store into through a shared mapping
 
     def read(durable: bool = False, kept: bool = False) -> bytes | None:
@@ -67,7 +68,7 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
 
     def snapshot(kind: str, index: int, event: Event | None) -> State:
         return State(kind, index, index, read(), read(durable=True), read(kept=True), event,
-                     served=served, tools=tools, finished=served >= final_replies,
+                     served=served, tools=tools, since=since, finished=served >= final_replies,
                      mapped=bool(mapped) and folder.lookup(start, parts) in mapped)
 
     states = out.states
@@ -93,16 +94,18 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
         if ev.kind == "model" and ev.ok:
             keep(snapshot(MODEL, index, ev))
             served += 1
+            since = 0
             continue
         if ev.kind == "tool" and ev.ok:
             tools += 1
+            since += 1
             keep(snapshot(TOOL, index, ev))
             continue
         if ev.kind == "write" and ev.ok and ev.data:
             node = folder.lookup(start, parts)
             if node == ev.node and len(ev.data) > 1:
                 keep(State(TORN, index, index, None, event=ev, before=folder.content(node),
-                           served=served, tools=tools, finished=served >= final_replies, power=False))
+                           served=served, tools=tools, since=since, finished=served >= final_replies, power=False))
         changed = folder.apply(ev)
         if ev.kind not in MUTATIONS and not changed:
             continue
@@ -116,8 +119,8 @@ def replay(trace: Trace, parts: tuple[str, ...] = ("checkpoint.json",), final_re
 
 
 def _same(a: State, b: State) -> bool:
-    return ((a.content, a.durable, a.kept, a.served, a.tools, a.mapped)
-            == (b.content, b.durable, b.kept, b.served, b.tools, b.mapped))
+    return ((a.content, a.durable, a.kept, a.served, a.tools, a.since, a.mapped)
+            == (b.content, b.durable, b.kept, b.served, b.tools, b.since, b.mapped))
 
 
 def cuts(state: State):
@@ -145,4 +148,4 @@ def cut_content(state: State, k: int) -> bytes:
 def torn(state: State, k: int, content: bytes) -> State:
     """One cut of a torn write as a state of its own (for messages and the timeline)."""
     return State(TORN, state.first, state.last, content, event=state.event, torn_at=k, before=state.before,
-                 served=state.served, tools=state.tools, finished=state.finished, power=False)
+                 served=state.served, tools=state.tools, since=state.since, finished=state.finished, power=False)

@@ -119,7 +119,9 @@ def bwrap_command(etc: str) -> list[str]:
         # The loader's cache, as every machine has it: without it, each library is searched for in
         # ~18 folders, and every one of those opens waits for the supervisor (it sees all opens).
         "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
-        "--dev", "/dev", "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm", "--remount-ro", "/dev",
+        # /dev/shm: a tmpfs of this sandbox's own, writable (multiprocessing's semaphores live there),
+        # a root of every run (emptied before and after each one); the rest of /dev read-only.
+        "--dev", "/dev", "--perms", "01777", "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
         "--proc", "/proc",
         "--perms", "01777", "--tmpfs", "/tmp",
         "--dir", "/home", "--perms", "0755", "--tmpfs", HOME, "--dir", WORK,
@@ -204,7 +206,7 @@ class Sandbox:
                     with open(os.path.join(etc, name), "w") as f:
                         f.write(text)
                 command, env, cwd, user = bwrap_command(etc), {}, self.base, {}
-                init = {"cmd": "init", "home": HOME, "work": WORK, "tmp": "/tmp",
+                init = {"cmd": "init", "home": HOME, "work": WORK, "tmp": "/tmp", "shm": "/dev/shm",
                         "env": student_env(HOME), "python": python_executable(), "reduced": False,
                         "kill_all": True, "limits": dict(limits, RLIMIT_NPROC=256)}
             else:
@@ -237,6 +239,8 @@ class Sandbox:
         work = os.path.join(home, "projeto")
         os.makedirs(work)
         tmp = self._separate_tmp()
+        shm = os.path.join(self.base, "shm")  # the run's /dev/shm (target.resolve maps the name)
+        os.mkdir(shm, 0o700)
         package_parent = os.path.dirname(PACKAGE_DIR)
         user = {}
         uid = reduced.claim_uid() if me["uid"] is not None else None
@@ -244,7 +248,7 @@ class Sandbox:
             self.uid = uid
             # The folder itself stays the CLI's (its lock file too); only the run's folders are theirs.
             os.chmod(self.base, 0o711)
-            for path in (home, work, tmp):
+            for path in (home, work, tmp, shm):
                 os.chown(path, uid, uid)
             if me["copy_package"]:  # the checkout sits where that user cannot read
                 package_parent = os.path.join(self.base, "corretor")
@@ -258,9 +262,9 @@ class Sandbox:
         command = [me["python"], *_serve_args(package_parent)]
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
         fresh = reduced.fresh_python(os.path.join(self.base, "python"), me["python"])
-        rules = reduced.landlock_rules(me["python"], me["prefix"], me["site"], [home, tmp])
+        rules = reduced.landlock_rules(me["python"], me["prefix"], me["site"], [home, tmp, shm])
         rules["read"].append(os.path.dirname(os.path.dirname(fresh)))
-        init = {"cmd": "init", "home": home, "work": work, "tmp": tmp,
+        init = {"cmd": "init", "home": home, "work": work, "tmp": tmp, "shm": shm,
                 "env": student_env(home, tmp), "python": fresh, "reduced": True,
                 "kill_all": False, "limits": limits, "landlock": rules}
         return command, env, work, init, user

@@ -33,6 +33,7 @@ ENDS = frozenset({
     "flood",     # printed far too much: killed
     "runaway",   # past a grader limit (operations, bytes written, model calls): killed
     "protocol",  # garbled requests on the model channel: killed
+    "refused",   # a call the tap cannot follow (a descriptor swapped under an mmap): killed
     "broken",    # the sandbox or the tap itself failed (not the student's fault)
 })
 

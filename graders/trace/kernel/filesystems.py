@@ -13,5 +13,10 @@ def check_same_filesystem(sup, parent_a: str, parent_b: str, call: str):
     if not sup.reduced:
         return  # the kernel itself answers EXDEV there
     a, b = sup.root_for(parent_a), sup.root_for(parent_b)
-    if a is not None and b is not None and (a[0] == "tmp") != (b[0] == "tmp"):
+    if a is not None and b is not None and _mount(a[0]) != _mount(b[0]):
         raise OSError(errno.EXDEV, call)
+
+
+def _mount(role: str) -> str:
+    """The mount a root lies on under bubblewrap: /tmp and /dev/shm are tmpfs of their own."""
+    return role if role in ("tmp", "shm") else "home"

@@ -315,8 +315,9 @@ class Looks:
 
 def _plain(raw: bytes) -> bool:
     """Whether `raw` needs no resolution when no link lies on it: absolute, no "." or "..", not in /tmp
-    (the run's /tmp is its own folder)."""
-    return raw.startswith(b"/") and b"/." not in raw and not raw.lstrip(b"/").startswith(b"tmp")
+    or /dev/shm (the run's /tmp and /dev/shm are folders of its own)."""
+    return (raw.startswith(b"/") and b"/." not in raw and not raw.lstrip(b"/").startswith(b"tmp")
+            and not raw.lstrip(b"/").startswith(b"dev/shm"))
 
 
 def _openat2(path: bytes, flags: int) -> int:

@@ -13,12 +13,19 @@ import errno
 import fcntl
 import os
 import stat
+import time
 
 from ..ops import Event
 from .errors import Refused, Stop
-from .linux import U32, s32
+from .linux import MAP_ANONYMOUS, MAP_SHARED, U32, s32
+from .seccomp import FLAG_CONTINUE
 
 PAGE = 4096
+PROT_WRITE = 2
+CONFIRM_SECONDS = 2.0
+SWAPPED = ("mmap compartilhado e gravável com outras threads rodando: outro arquivo das pastas do exercício foi "
+           "mapeado no lugar do que o descritor apontava quando o corretor olhou (uma thread trocou o descritor "
+           "durante a chamada)")
 MS_ASYNC, MS_INVALIDATE, MS_SYNC = 1, 2, 4
 
 
@@ -26,33 +33,235 @@ class Mappings:
     """Supervisor mixin: mmap(MAP_SHARED) of a file and msync. self.mapped: node -> [dup, shadow]."""
 
     def _on_mmap(self, nid, task, a):
-        fd = s32(a[4])  # the filter only notifies MAP_SHARED mappings of a descriptor
-        if task.threads > 1:
-            # Another thread could put another file under that descriptor number before the kernel
-            # maps it, and the mapping would escape us.
-            raise Refused(errno.EACCES, "mmap", "mmap compartilhado de um arquivo com outras threads rodando: "
-                                                "o corretor não saberia qual arquivo foi mapeado")
+        flags = a[3] & U32
+        if not flags & MAP_SHARED or flags & MAP_ANONYMOUS:
+            return "continue"  # a MAP_FIXED mapping of no file, or a private one: notified only to be seen
+        fd = s32(a[4])
+        prot = a[2] & U32
+        threads = task.threads
+        # With other threads, one could put another file under that descriptor number before the kernel
+        # maps it: a writable mapping is then confirmed in the process's maps before anything else runs.
+        confirm = bool(prot & PROT_WRITE) and threads > 1
+        before = self._shared_entries(task) if confirm else None
+        decided = None
+        if threads > 1:
+            self.unsure = True  # the file mapped may not be the one we look at: mprotect checks the maps
         dup = self.getfd(task, fd)
         keep = False
         try:
             st = os.fstat(dup)
+            decided = _key(st)
             writable = fcntl.fcntl(dup, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
             # Outside the roots' file systems (a memfd, a device) the stores reach no file we trace.
             if stat.S_ISREG(st.st_mode) and writable and st.st_dev in self.root_devs:
                 node = self.node_of(st)
+                key = _key(st)
+                if not prot & PROT_WRITE:
+                    # Read-only: it writes nothing unless an mprotect adds PROT_WRITE later (the kernel
+                    # allows that only because the descriptor was writable), and that call is ours.
+                    if node not in self.mapped and key not in self.maywrite:
+                        self.maywrite[key] = (node, dup)
+                        keep = True
+                    if threads > 1:
+                        self.risky[task.tid] = ("map", task.tgid, (key,), self.nr_mmap)
+                        if self._unsettled(task, "mprotect"):
+                            self._promote(key)
+                    return "continue"
                 # The kernel installs the mapping after we answer: until this thread calls again, a scan
                 # of the run's mappings may miss it (release_unmapped keeps the file).
                 self.in_flight[task.tid] = node
                 if node not in self.mapped:
+                    held = self.maywrite.pop(key, None)
+                    if held is not None:
+                        os.close(held[1])
                     self.mapped[node] = [dup, self._contents(dup)]
                     keep = True
                     self._record(Event("mapped", node=node, path=_name(dup)))
         finally:
             if not keep:
                 os.close(dup)
-        # One thread, so nothing can change the descriptor before the kernel maps it, and the
-        # decision read no target memory: the kernel may run the call.
+        # One thread (or a read-only mapping, whose upgrade we see), and the decision read no target
+        # memory: the kernel may run the call.
+        if not confirm:
+            return "continue"
+        self.respond(nid, flags=FLAG_CONTINUE)
+        self._confirm(task, before, decided)
+        return None
+
+    def _on_munmap(self, nid, task, a):
+        return "continue"  # notified so that no mapping leaves unseen while _confirm looks (the filter)
+
+    def _confirm(self, task, before: set, decided: tuple):
+        """After letting a writable shared mmap of a multi-threaded process through: wait until its
+        mapping shows in the process's maps and check that it maps the file we decided on. Every way
+        to add a shared file mapping to a process (mmap, mremap) or to take one away (munmap, mremap,
+        a MAP_FIXED mmap over it) is a call we handle, and we handle none meanwhile; so a new shared
+        mapping of another file of the roots can only be a descriptor swapped under the call, and the
+        run stops. Once the thread is seen blocked in another call, a mapping that is not there was
+        never made (the call failed). The thread or its process gone first (an execve, an exit) leaves
+        nothing to check, so the run stops too: no honest program maps a file just to vanish."""
+        devs = {(os.major(d), os.minor(d)) for d in self.root_devs}
+        deadline = time.monotonic() + CONFIRM_SECONDS
+        while True:
+            now = self._shared_entries(task)
+            if now is None:
+                self._unconfirmed()
+            new = now - before
+            if any(e[1] != decided and e[1][:2] in devs for e in new):
+                self._record(Event("refused", ok=False, errno="EACCES",
+                                   payload={"call": "mmap", "message": SWAPPED}))
+                raise Stop("refused", {"message": SWAPPED})
+            if any(e[1] == decided for e in new):
+                return
+            state = _syscall_state(task.tid)
+            if state is None:
+                self._unconfirmed()
+            if state not in ("running", "unknown") and state != self.nr_mmap:
+                return  # blocked in another call: the mmap failed and mapped nothing
+            if time.monotonic() > deadline:
+                self._unconfirmed()
+            time.sleep(0.0002)
+
+    def _unconfirmed(self):
+        message = ("mmap compartilhado e gravável com outras threads rodando: o corretor não conseguiu confirmar "
+                   "qual arquivo foi mapeado")
+        self._record(Event("refused", ok=False, errno="EACCES", payload={"call": "mmap", "message": message}))
+        raise Stop("refused", {"message": message})
+
+    def _shared_entries(self, task) -> set | None:
+        """The process's shared file mappings: {(range, (major, minor, inode))}; None if it is gone."""
+        try:
+            with open(f"/proc/{task.tid}/maps", "rb") as f:
+                lines = f.read().splitlines()
+        except (FileNotFoundError, ProcessLookupError):
+            return None
+        except OSError:
+            raise Refused(errno.ESRCH) from None
+        found = set()
+        for line in lines:
+            fields = line.split(None, 5)
+            if len(fields) < 5 or fields[1][3:4] != b"s" or fields[4] == b"0":
+                continue
+            major, minor = (int(x, 16) for x in fields[3].split(b":"))
+            found.add((fields[0], (major, minor, int(fields[4]))))
+        return found
+
+    def _on_mprotect(self, nid, task, a):
+        return self._protect(task, a, self.nr_mprotect)
+
+    def _on_pkey_mprotect(self, nid, task, a):
+        return self._protect(task, a, self.nr_pkey_mprotect)
+
+    def _protect(self, task, a, nr):
+        """mprotect or pkey_mprotect adding PROT_WRITE (the filter's rule): a shared mapping of a file in
+        the roots that it reaches becomes writable from here on, and is traced like one (a read-only
+        mapping of a descriptor opened read-only cannot be upgraded: the kernel refuses, EACCES)."""
+        if not self.maywrite and not self.unsure:
+            return "continue"
+        threads = task.threads
+        start, length = a[0], a[1]
+        end = start + ((length + PAGE - 1) & ~(PAGE - 1))
+        spans, holes = self._spans(task, start, end)
+        for key, flags in spans:
+            if key in self.maywrite:
+                self._promote(key)
+            elif key not in self._mapped_keys() and flags is not None and b"mw" in flags.split():
+                # A mapping that may become writable and that no mmap we answered explains: only a
+                # descriptor swapped by another thread while the kernel mapped it leaves one.
+                raise Refused(errno.EACCES, "mprotect", "mprotect que tornaria gravável um mapeamento compartilhado "
+                                                        "de arquivo que o corretor não acompanhou")
+        if threads > 1:
+            if holes:
+                # Another thread could map a file into the hole before the kernel runs this call.
+                raise Refused(errno.ENOMEM)
+            for other, (kind, tgid, keys, _nr) in list(self.risky.items()):
+                if other != task.tid and tgid == task.tgid and kind != "mprotect" and not self._settled(other):
+                    for key in keys:
+                        self._promote(key)
+            self.risky[task.tid] = ("mprotect", task.tgid, (), nr)
         return "continue"
+
+    def _on_mremap(self, nid, task, a):
+        """mremap can move or grow a read-only shared mapping into a range another thread is making
+        writable: checked only while such a mapping exists and the process has threads."""
+        if not self.maywrite or task.threads == 1:
+            return "continue"
+        spans, _holes = self._spans(task, a[0], a[0] + max(a[1], 1))
+        keys = tuple(k for k, _f in spans if k in self.maywrite)
+        if keys:
+            self.risky[task.tid] = ("mremap", task.tgid, keys, self.nr_mremap)
+            if self._unsettled(task, "mprotect"):
+                for key in keys:
+                    self._promote(key)
+        return "continue"
+
+    def _unsettled(self, task, kind) -> bool:
+        """Whether another thread of this process has a call of `kind` we let through and may still be in."""
+        return any(other != task.tid and tgid == task.tgid and k == kind and not self._settled(other)
+                   for other, (k, tgid, _keys, _nr) in list(self.risky.items()))
+
+    def _settled(self, tid) -> bool:
+        """Has `tid` left the call we let through? Yes once it is in another call (or gone); running
+        (maybe still in it) or in the same call number: not known, so no."""
+        entry = self.risky.get(tid)
+        if entry is None:
+            return True
+        state = _syscall_state(tid)
+        if state in ("running", "unknown") or state == entry[3]:
+            return False
+        self.risky.pop(tid, None)
+        return True
+
+    def _promote(self, key):
+        """A read-only mapping of this file may become writable: trace it as a writable one."""
+        held = self.maywrite.pop(key, None)
+        if held is None:
+            return
+        node, dup = held
+        if node in self.mapped:
+            os.close(dup)
+            return
+        self.mapped[node] = [dup, self._contents(dup)]
+        self._record(Event("mapped", node=node, path=_name(dup)))
+
+    def _mapped_keys(self) -> set:
+        return {_key(os.fstat(dup)) for dup, _shadow in self.mapped.values()}
+
+    def _spans(self, task, start, end):
+        """The shared file mappings on the roots' file systems in [start, end) of the task, as
+        ((major, minor, inode), VmFlags or None), and whether part of the range is not mapped."""
+        try:
+            with open(f"/proc/{task.tid}/smaps", "rb") as f:
+                text = f.read()
+        except OSError:
+            raise Refused(errno.ESRCH) from None
+        devs = {(os.major(d), os.minor(d)) for d in self.root_devs}
+        found, covered, current = [], [], None
+        for line in text.splitlines():
+            fields = line.split(None, 5)
+            if fields and b"-" in fields[0] and len(fields) >= 5 and fields[0][:1] not in (b"V",):
+                try:
+                    lo, hi = (int(x, 16) for x in fields[0].split(b"-"))
+                except ValueError:
+                    continue
+                current = None
+                if hi <= start or lo >= end:
+                    continue
+                covered.append((max(lo, start), min(hi, end)))
+                major, minor = (int(x, 16) for x in fields[3].split(b":"))
+                if fields[1][3:4] == b"s" and fields[4] != b"0" and (major, minor) in devs:
+                    current = [(major, minor, int(fields[4])), None]
+                    found.append(current)
+            elif line.startswith(b"VmFlags:") and current is not None:
+                current[1] = line[8:]
+        covered.sort()
+        at, holes = start, False
+        for lo, hi in covered:
+            if lo > at:
+                holes = True
+            at = max(at, hi)
+        holes = holes or at < end
+        return [(k, f) for k, f in found], holes
 
     def _on_msync(self, nid, task, a):
         flags = a[2] & U32
@@ -139,8 +348,9 @@ class Mappings:
         """Before a call that may give a file a new name (rename, link, symlink): every mapped file no
         process of the run maps any more is captured one last time and dropped ("unmapped"); stores
         can then reach it only through a new mmap, which we see. One still mapped stays, and the
-        judge sees it mapped wherever it is the checkpoint."""
-        if not self.mapped:
+        judge sees it mapped wherever it is the checkpoint. Read-only mappings no process holds any
+        more are forgotten the same way (nothing is left for an mprotect to upgrade)."""
+        if not self.mapped and not self.maywrite:
             return
         held = self._shared_maps()
         if held is None:
@@ -154,6 +364,11 @@ class Mappings:
             del self.mapped[node]
             os.close(dup)
             self._record(Event("unmapped", node=node))
+        flying |= {k for _kind, _tgid, keys, _nr in self.risky.values() for k in keys}
+        for key, (node, dup) in list(self.maywrite.items()):
+            if key not in held and key not in flying:
+                del self.maywrite[key]  # no read-only mapping of it left to upgrade
+                os.close(dup)
 
     def _shared_maps(self) -> set | None:
         """(major, minor, inode) of every shared file mapping of the run's processes, or None when that
@@ -218,6 +433,35 @@ class Mappings:
         for dup, _shadow in self.mapped.values():
             os.close(dup)
         self.mapped.clear()
+        for _node, dup in self.maywrite.values():
+            os.close(dup)
+        self.maywrite.clear()
+
+
+def _syscall_state(tid):
+    """What /proc/<tid>/syscall says: the number of the call the thread is blocked in (-1: blocked
+    outside one), "running" (maybe still in the call we let through), None when the thread is gone,
+    "unknown" when it cannot be read (never taken for "left the call")."""
+    try:
+        with open(f"/proc/{tid}/syscall", "rb") as f:
+            first = f.read().split(None, 1)[:1]
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    except OSError:
+        return "unknown"
+    if not first:
+        return None
+    if first[0] == b"running":
+        return "running"
+    try:
+        return int(first[0])
+    except ValueError:
+        return "unknown"
+
+
+def _key(st) -> tuple:
+    """A file as /proc/<pid>/maps names it: (major, minor, inode)."""
+    return (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)
 
 
 def _name(fd: int) -> str:

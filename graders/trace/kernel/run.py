@@ -114,6 +114,7 @@ def _high_fd(fd: int) -> int:
 
 
 def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, home: str | None = None,
+               shm: str | None = None,
                env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
                reduced: bool = False, kill_all: bool = False, caps: dict | None = None,
                control: int | None = None, landlock_fd: int | None = None,
@@ -126,7 +127,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     a ruleset (landlock.ruleset) the child restricts itself with before exec. `looker`: reduced mode's
     fenced look thread (lookthread.py), kept by a server across runs; made for this run when None. In
     reduced mode the child is forked from it, so the child's Landlock domain nests in the thread's."""
-    roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else [])
+    roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else []) + ([("shm", shm)] if shm else [])
     sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
     own_looker = None
     if reduced:
@@ -196,6 +197,9 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
         trace.code = os.WEXITSTATUS(status)
     trace.end = end
     trace.limits = limits_hit
+    if sup.outlived:
+        # Alive at the time limit after the runner had ended, and killed: the verdict says so.
+        trace.limits = dict(limits_hit, outlived=timeout)
     trace.events = sup.events
     trace.report = sup.report
     trace.probes = sup.probes_out()
@@ -235,6 +239,10 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
     buffer = bytearray(NOTIF.size)
     zero = bytes(NOTIF.size)
     handled = 0  # notifications since orphans were last looked for
+    # The run ends when its last process ends, not its first: once the runner has exited, what it
+    # left (children, double-forked daemons, all re-parented to us, the subreaper) is still traced
+    # until it exits too, within the same time limit.
+    main_done, main_status = False, None
     chan_fd = chan.fileno()
     chan_open = True
     out_registered = False
@@ -243,9 +251,13 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
+                if main_done:
+                    sup.outlived = True  # killed by _kill_and_reap; the runner itself had ended
+                    return "exit", main_status
                 return "timeout", None
             busy = False
-            for event_fd, mask in poller.poll(min(left, 1.0) * 1000):
+            # After the runner's exit nothing signals the last orphan's: look for it often.
+            for event_fd, mask in poller.poll(min(left, 0.005 if main_done else 1.0) * 1000):
                 if event_fd == sup.listener:
                     if mask & select.POLLIN:
                         buffer[:] = zero
@@ -295,7 +307,9 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
                         _, status = os.waitpid(pid, 0)
                     except ChildProcessError:
                         status = None
-                    return "exit", status
+                    main_done, main_status = True, status
+                    poller.unregister(pidfd)
+                    handled = 64  # look for what is left at once
                 elif event_fd == control:
                     raise Stop("broken")  # the CLI died (SIGKILL...): nobody will read this run
                 elif event_fd in pending_fds:
@@ -321,9 +335,12 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
             # call waits for us), and every 64 calls so that exited ones never pile up as zombies.
             if not busy or handled >= 64:
                 handled = 0
-                status = _reap_orphans(pid, members)
-                if status is not None:
-                    return "exit", status
+                status, gone = _reap_orphans(pid, members)
+                if status is not None and not main_done:
+                    main_done, main_status = True, status
+                    poller.unregister(pidfd)
+                if main_done and gone:
+                    return "exit", main_status
     finally:
         os.close(pidfd)
 
@@ -358,16 +375,18 @@ def _members(pid: int, kill_all: bool) -> int:
 
 
 def _reap_orphans(root_pid, members):
-    """Reap what came back to us; the root's status if it was among them."""
+    """Reap what came back to us: (the root's status if it was among them, whether no process of the
+    run is left). Every process of the run is our child or below one: orphans come back to us."""
+    root = None
     while True:
         try:
             pid, status = os.waitpid(members, os.WNOHANG)
         except ChildProcessError:
-            return None
+            return root, True
         if pid == 0:
-            return None
+            return root, False
         if pid == root_pid:
-            return status
+            root = status
 
 
 def _kill_and_reap(pid, status, kill_all):

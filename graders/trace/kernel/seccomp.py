@@ -10,7 +10,7 @@ import os
 import struct
 
 from .linux import (AF_UNIX, CLONE_FILES, CLONE_FS, CLONE_NEW, CLONE_THREAD, CLONE_VFORK, CLONE_VM, FICLONE,
-                    FICLONERANGE, FIDEDUPERANGE, MAP_ANONYMOUS, MAP_SHARED, PR_SET_DUMPABLE, PR_SET_SECCOMP, U32)
+                    FICLONERANGE, FIDEDUPERANGE, MAP_ANONYMOUS, MAP_FIXED, MAP_SHARED, PR_SET_DUMPABLE, PR_SET_SECCOMP, U32)
 
 SECCOMP_SET_MODE_FILTER = 1
 SECCOMP_FILTER_FLAG_NEW_LISTENER = 1 << 3
@@ -81,6 +81,7 @@ class _ArgCmp(ctypes.Structure):
 
 
 ACT_ALLOW, ACT_NOTIFY = 0x7FFF0000, 0x7FC00000
+PROT_WRITE = 2
 F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
 SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
 PRIO_PGRP, PRIO_USER, IOPRIO_WHO_PGRP, IOPRIO_WHO_USER = 1, 2, 2, 3
@@ -99,7 +100,7 @@ EMULATED = ("write", "pwrite64", "writev", "pwritev", "pwritev2", "truncate", "f
             "rename", "renameat", "renameat2", "unlink", "unlinkat", "rmdir", "mkdir", "mkdirat",
             "link", "linkat", "symlink", "symlinkat", "fsync", "fdatasync", "sync", "syncfs", "creat",
             "kill", "tkill", "tgkill", "pidfd_open", "sendfile", "copy_file_range", "splice", "msync",
-            "rt_sigqueueinfo", "rt_tgsigqueueinfo")
+            "rt_sigqueueinfo", "rt_tgsigqueueinfo", "bind", "connect")
 REFUSED = {
     "io_uring_setup": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
     "io_uring_enter": "io_uring: escritas assim não passam pelas chamadas que o corretor observa",
@@ -129,7 +130,7 @@ ERRNO_PLAIN = {
     # IPC namespace, and Landlock does not cover them): they are named by small numbers.
     "shmat": errno.ENOSYS, "shmctl": errno.ENOSYS, "msgsnd": errno.ENOSYS, "msgrcv": errno.ENOSYS,
     "msgctl": errno.ENOSYS, "semop": errno.ENOSYS, "semtimedop": errno.ENOSYS, "semctl": errno.ENOSYS,
-    "pidfd_send_signal": errno.EPERM, "connect": errno.EACCES, "bind": errno.EACCES,
+    "pidfd_send_signal": errno.EPERM,
 }
 # Reduced mode only: no new sessions or groups, so killing the process group kills everything.
 ERRNO_REDUCED = {"setsid": errno.EPERM, "setpgid": errno.EPERM}
@@ -182,6 +183,14 @@ def build_filter(reduced: bool) -> bytes:
             if rc < 0:
                 raise OSError(-rc, f"seccomp_rule_add {nr}")
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED))
+    # What can take a mapping away (mmap.py's confirmation of a mapping made while other threads run
+    # counts on seeing it before anything removes it): munmap, and a MAP_FIXED mapping over it.
+    rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_FIXED, MAP_FIXED))
+    rule(ACT_NOTIFY, "munmap")
+    # A read-only shared mapping of a file opened for writing becomes writable only through these.
+    for name in ("mprotect", "pkey_mprotect"):
+        rule(ACT_NOTIFY, name, (2, CMP_MASKED_EQ, PROT_WRITE, PROT_WRITE))
+    rule(ACT_NOTIFY, "mremap")
     rule(ACT_NOTIFY, "prctl", (0, CMP_MASKED_EQ, U32, PR_SET_SECCOMP))
     # Other ways to reach another process, checked like kill: the owner of a descriptor's SIGIO, and
     # another process's limits (RLIMIT_CPU 0 kills it, with no signal for Landlock's scope to stop).
@@ -258,7 +267,8 @@ def handled_calls() -> dict[int, str]:
     """Number -> name of every call the filter may hand to the supervisor."""
     if _NRS:
         return _NRS
-    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | {"open", "openat", "mmap", "prctl"}
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | {"open", "openat", "mmap", "prctl",
+                                                                                        "mprotect", "pkey_mprotect", "mremap", "munmap"}
     out = {}
     for name in names:
         nr = syscall_nr(name)

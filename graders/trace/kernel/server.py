@@ -41,7 +41,7 @@ def serve(pid1: bool = False):
     """The supervisor as a small server (one per sandbox), driven through a socket on stdin. With
     pid1 (bwrap --as-pid-1) we start as the sandbox's PID 1 and serve from a child (see pid1.py).
 
-    {"cmd": "init", "work", "tmp", "home", "modes": {root: mode}, "env", "python", "reduced",
+    {"cmd": "init", "work", "tmp", "home", "shm"?, "modes": {root: mode}, "env", "python", "reduced",
      "kill_all", "limits", "landlock"?: {"read", "write", "devices", "listable"}}
                                           -> {"ok": true, "landlock": ABI applied or null, "uid"}
     {"cmd": "run", "source", "filename", "job", "timeout", "caps"?} -> the Trace as JSON (ops.to_json);
@@ -77,11 +77,16 @@ def serve(pid1: bool = False):
                     break
             reply = json.dumps({"ok": True, "landlock": fence[1] if fence else None, "uid": os.getuid()})
         elif command.get("cmd") == "run" and config is not None:
-            roots = [p for p in (config.get("home"), config["work"], config["tmp"]) if p]
+            # shm: the run's own /dev/shm (POSIX semaphores and shared memory, as multiprocessing uses
+            # them), emptied before and after each run like the other roots.
+            roots = [p for p in (config.get("home"), config["work"], config["tmp"], config.get("shm")) if p]
             wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
             os.chmod(config["tmp"], 0o1777)
+            if config.get("shm"):
+                os.chmod(config["shm"], 0o1777)
             trace = run_traced(command["source"], command["filename"], command["job"],
                                work=config["work"], tmp=config["tmp"], home=config.get("home"),
+                               shm=config.get("shm"),
                                env=config["env"], limits=config.get("limits"), timeout=float(command["timeout"]),
                                python=config["python"], reduced=bool(config.get("reduced")),
                                kill_all=bool(config.get("kill_all")),

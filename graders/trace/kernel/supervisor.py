@@ -25,7 +25,8 @@ from .names import Names
 from .opens import Opens
 from .reads import Reads, open_calls
 from .refusals import Checks
-from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls
+from .sockets import Sockets
+from .seccomp import FLAG_CONTINUE, NOTIF, NOTIF_ID_VALID, NOTIF_SEND, NR_OPENAT2, RESP, handled_calls, syscall_nr
 from .target import Task, TargetAccess
 from .looks import QUERIES, Looks
 from .lookthread import Direct
@@ -35,7 +36,7 @@ MAX_FINAL = 4 << 20
 
 
 class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Names, Durability, Mappings,
-                 Metadata, Checks):
+                 Metadata, Checks, Sockets):
     """One run's listener. Each notified call goes to the method `_on_<call>` of one of the mixins;
     it returns the value to answer, "continue" (the kernel runs the call itself: only where the
     decision read no target memory, since the kernel reads pointer arguments again; a handler that
@@ -70,6 +71,14 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         if reduced and self.tmp_root is not None and self.tmp_root[1] != "/tmp":
             self.tmp_private = self.tmp_root[1].strip("/").split("/")
         self.tmp_tails = [r[1].strip("/").split("/")[1:] for r in self.roots if r[1].startswith("/tmp/")]
+        # Reduced mode: the run's own folder answers for /dev/shm the same way.
+        shm_root = next((r for r in self.roots if r[0] == "shm"), None)
+        self.shm_private = None
+        if reduced and shm_root is not None and shm_root[1] != "/dev/shm":
+            self.shm_private = shm_root[1].strip("/").split("/")
+        # The run's own folders may lie in the machine's /dev/shm (a tmpfs is faster): by their real
+        # names (and the folders on the way to them) they are not the run's /dev/shm.
+        self.shm_tails = [r[1].strip("/").split("/")[2:] for r in self.roots if r[1].startswith("/dev/shm/")]
         self.root_names = tuple(r[1].encode("utf-8", "surrogateescape") for r in self.roots)
         self.tmp_hit = False
         self.setup = {"source": source, "filename": filename, "job": job}
@@ -83,6 +92,15 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.handlers = {nr: getattr(self, "_on_" + name, None) for nr, name in handled_calls().items()}
         self.mapped: dict = {}  # node -> [our duplicate, last known contents] (Mappings)
         self.in_flight: dict = {}  # tid -> node of an mmap we let through and that tid has not returned from
+        # Read-only shared mappings of files opened for writing (Mappings): (major, minor, inode) -> (node,
+        # our duplicate); an mprotect adding PROT_WRITE makes them writable mappings.
+        self.maywrite: dict = {}
+        self.risky: dict = {}  # tid -> (kind, tgid, keys, call number) of a mapping call it may still be in
+        self.unsure = False  # a shared mmap was let through while other threads ran
+        self.bound_names: set = set()  # abstract socket names this run bound (Sockets)
+        self.outlived = False  # a process of the run was still alive at the time limit, the runner gone
+        self.nr_mmap, self.nr_mremap = syscall_nr("mmap"), syscall_nr("mremap")
+        self.nr_mprotect, self.nr_pkey_mprotect = syscall_nr("mprotect"), syscall_nr("pkey_mprotect")
         self.pending: list = []  # writes to full pipes of multi-threaded processes: (id, dup, data)
         self.pipe_key = None
         self.chan_key = None
@@ -189,6 +207,8 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         nid, tid, _flags, nr, _arch, _ip, *args = NOTIF.unpack(raw)
         if self.in_flight:
             self.in_flight.pop(tid, None)  # a new call from that thread: its mmap has returned
+        if self.risky:
+            self.risky.pop(tid, None)
         if nr in self.open_calls and self.let_read_through(nid, tid, nr, args):
             return  # read-only: let through on its flags (reads.py); nothing on disk changes
         if nr in self.look_calls and not self.code_started:

@@ -199,6 +199,11 @@ class TargetAccess:
         (the temp folder itself, as TMPDIR names it; all of them where the machine has no /dev/shm)."""
         return any(rest[:len(tail)] == tail for tail in getattr(self, "tmp_tails", ()))
 
+    def _shm_exempt(self, rest: list) -> bool:
+        """Whether the components after /dev/shm lead to (or into) one of the run's own folders by its
+        real name, where the machine's /dev/shm holds the sandbox's folder."""
+        return bool(rest) and any(rest[:len(tail)] == tail[:len(rest)] for tail in getattr(self, "shm_tails", ()))
+
     def resolve(self, task: Task, dirfd: int, path: bytes, follow: bool):
         """(parent, name) as the kernel would find them for the target, or ("fd", tgid, fd) for a
         /proc/<pid>/fd/<n> link that is the final component."""
@@ -231,6 +236,12 @@ class TargetAccess:
             if comp == ".":
                 if last:
                     return "/" + "/".join(current[:-1]) if current else "/", current[-1] if current else "."
+                continue
+            shm = getattr(self, "shm_private", None)
+            if shm and comp == "shm" and current == ["dev"] and not self._shm_exempt(parts):
+                current = list(shm)  # the run's own /dev/shm (reduced mode)
+                if last:
+                    return "/" + "/".join(current[:-1]), current[-1]
                 continue
             if private and comp == "tmp" and not current and not self._tmp_exempt(parts):
                 current, mapped = list(private), True

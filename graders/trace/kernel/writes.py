@@ -45,7 +45,10 @@ class Writes:
                     return None
                 _r, writable, _x = select.select([], [dup], [], 0)
                 if writable:
-                    return os.write(dup, data)
+                    try:
+                        return os.write(dup, data)
+                    except OSError as exc:  # a reader gone (EPIPE)...: the caller's error, not ours
+                        raise Refused(exc.errno or errno.EIO) from None
                 self.pending.append((nid, os.dup(dup), data))
                 return "pending"
             fl = fcntl.fcntl(dup, fcntl.F_GETFL)

@@ -1,28 +1,31 @@
-# why: fills its temporary file through a shared mmap while a worker thread runs: the grader cannot know which file such a mapping reaches (another thread could swap the descriptor), so it refuses the mmap and says so; the save raises and the run fails
-# expect: escrita-atomica=falhou ponto-a=falhou seis-campos=falhou executavel=falhou
-# says: mmap compartilhado de um arquivo com outras threads rodando
+# why: maps its temporary file read-only (O_RDWR descriptor), makes the mapping writable with mprotect, fills it and publishes the file while still mapped: the upgrade is seen, so the checkpoint is a file any store can change at any instant
+# expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
+# says: mapeado na memória
 # mode: cli-only
+import ctypes
 import json
-import mmap
 import os
-import threading
 
-_idle = threading.Event()
-threading.Thread(target=_idle.wait, daemon=True).start()  # a worker that waits for jobs
+libc = ctypes.CDLL(None, use_errno=True)
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+PROT_READ, PROT_WRITE, MAP_SHARED = 1, 2, 1
+_kept = []
 
 
 def save_checkpoint(state):
     data = json.dumps(state, ensure_ascii=False, indent=2).encode("utf-8")
     tmp = "checkpoint.json.tmp"
     fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
-    try:
-        os.ftruncate(fd, len(data))
-        with mmap.mmap(fd, len(data), mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE) as m:
-            m[:] = data
-            m.flush()
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    os.ftruncate(fd, len(data))
+    address = libc.mmap(None, len(data), PROT_READ, MAP_SHARED, fd, 0)
+    if libc.mprotect(address, len(data), PROT_READ | PROT_WRITE) != 0:
+        raise OSError(ctypes.get_errno(), "mprotect")
+    ctypes.memmove(address, data, len(data))
+    os.fsync(fd)
+    os.close(fd)
+    _kept.append(address)  # never unmapped
     os.replace(tmp, "checkpoint.json")
 
 def run_agent(task, tools, call_model, execute_tool):

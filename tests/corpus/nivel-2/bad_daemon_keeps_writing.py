@@ -1,0 +1,61 @@
+# why: double-forks a daemon (new session where allowed) that keeps rewriting checkpoint.json in place after run_agent returned, then exits: re-parented away from the run, it is still traced until it ends
+# expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
+# mode: cli-only
+import json
+import os
+import time
+
+
+def save_checkpoint(state):
+    tmp = "checkpoint.json.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(state, ensure_ascii=False, indent=2))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, "checkpoint.json")
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        state["pendingToolUse"] = {"id": block["id"], "name": block["name"], "input": block["input"]}
+        save_checkpoint(state)
+
+        result = execute_tool(block["name"], block["input"])
+        state["messages"].append({
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": block["id"], "content": result}],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+        save_checkpoint(state)
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    if os.fork() == 0:
+        try:
+            os.setsid()
+        except OSError:
+            pass
+        if os.fork() != 0:
+            os._exit(0)
+        time.sleep(0.3)
+        for _ in range(3):
+            with open("checkpoint.json", "w", encoding="utf-8") as f:
+                f.write(json.dumps(state, ensure_ascii=False, indent=1))
+            time.sleep(0.05)
+        os._exit(0)
+    return state

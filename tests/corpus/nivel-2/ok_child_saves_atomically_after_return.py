@@ -1,0 +1,54 @@
+# why: leaves a forked child that, after run_agent returned, writes a report file and saves the final checkpoint again through a temporary file and os.replace: traced until it ends, and every state it leaves is complete
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=ok
+# mode: cli-only
+import json
+import os
+import time
+
+
+def save_checkpoint(state):
+    tmp = "checkpoint.json.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(state, ensure_ascii=False, indent=2))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, "checkpoint.json")
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        state["pendingToolUse"] = {"id": block["id"], "name": block["name"], "input": block["input"]}
+        save_checkpoint(state)
+
+        result = execute_tool(block["name"], block["input"])
+        state["messages"].append({
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": block["id"], "content": result}],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+        save_checkpoint(state)
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    if os.fork() == 0:
+        time.sleep(0.2)
+        with open("relatorio.txt", "w", encoding="utf-8") as f:
+            f.write(f"turns: {state['turns']}\n")
+        save_checkpoint(state)
+        os._exit(0)
+    return state

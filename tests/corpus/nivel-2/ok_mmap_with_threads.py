@@ -1,0 +1,58 @@
+# why: fills its temporary file through a shared writable mmap while a worker thread runs: the grader confirms in the process's maps that the mapping reached the file it looked at, traces the stores as writes and the file is published by os.replace
+# expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=ok
+# mode: cli-only
+import json
+import mmap
+import os
+import threading
+
+_idle = threading.Event()
+threading.Thread(target=_idle.wait, daemon=True).start()  # a worker that waits for jobs
+
+
+def save_checkpoint(state):
+    data = json.dumps(state, ensure_ascii=False, indent=2).encode("utf-8")
+    tmp = "checkpoint.json.tmp"
+    fd = os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        os.ftruncate(fd, len(data))
+        with mmap.mmap(fd, len(data), mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE) as m:
+            m[:] = data
+            m.flush()
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, "checkpoint.json")
+
+def run_agent(task, tools, call_model, execute_tool):
+    state = {
+        "version": 1,
+        "task": task,
+        "turns": 0,
+        "tokensUsed": 0,
+        "messages": [{"role": "user", "content": task}],
+        "pendingToolUse": None,
+    }
+    response = call_model(tools=tools, messages=state["messages"])
+    state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    while response["stop_reason"] == "tool_use":
+        state["messages"].append({"role": "assistant", "content": response["content"]})
+        block = next(b for b in response["content"] if b["type"] == "tool_use")
+
+        state["pendingToolUse"] = {"id": block["id"], "name": block["name"], "input": block["input"]}
+        save_checkpoint(state)
+
+        result = execute_tool(block["name"], block["input"])
+        state["messages"].append({
+            "role": "user",
+            "content": [{"type": "tool_result", "tool_use_id": block["id"], "content": result}],
+        })
+        state["turns"] += 1
+        state["pendingToolUse"] = None
+        save_checkpoint(state)
+
+        response = call_model(tools=tools, messages=state["messages"])
+        state["tokensUsed"] += response.get("usage", {}).get("output_tokens", 0)
+
+    return state
