@@ -89,8 +89,19 @@ EXCLUDED = {
     # Stores through a shared mapping are no syscalls: strace can only kill before the ftruncate or after
     # the stores, where a real SIGKILL can land between them (the replay keeps that state, zeros and all).
     "bad_mmap_in_place": "mmap stores are not syscalls: strace cannot kill between the ftruncate and them",
-    # The grader refuses its mmap (another thread runs); run for real, nothing refuses it.
-    "bad_mmap_with_threads": "its mmap is refused by the grader only: the real run goes on",
+    # strace's inject when= counts per thread and per process, and run_real.py's run ends when run_agent
+    # returns: a kill cannot be aimed at a call of another thread or process, nor after the return.
+    # The graded runs of these are compared in tests/adversarial (test_adv_outlives.py, test_adv_shm.py,
+    # test_adv_mmap_threads.py) and judged in the corpus tests, in both isolation modes.
+    "ok_mmap_with_threads": "its shared mapping is written by a worker thread (mmap stores, when= per thread)",
+    "ok_mmap_read_with_threads": "a worker thread runs beside the saves (when= per thread)",
+    "bad_mmap_read_upgraded_with_threads": "its writes come from a worker thread (when= per thread)",
+    "ok_threadpool_tools": "its tools run in a thread pool (when= per thread)",
+    "ok_multiprocessing_pool": "saves from a Pool worker process (when= per process)",
+    "bad_pool_saves_in_place": "saves from a Pool worker process (when= per process)",
+    "bad_child_outlives_run_agent": "writes from a child after run_agent returned: run_real.py stops at the return",
+    "bad_daemon_keeps_writing": "writes from a daemon after run_agent returned: run_real.py stops at the return",
+    "ok_child_saves_atomically_after_return": "writes from a child after run_agent returned: run_real.py stops at the return",
     # 228 kill points, one per line written: slow, and ok_line_buffered keeps the many-writes case.
     "bad_line_buffered_in_place": "slow and redundant: its first in-place write already differs from an atomic one",
 }
