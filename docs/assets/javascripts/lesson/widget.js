@@ -88,12 +88,19 @@ export class ExerciseWidget {
     const focused = this.section.contains(document.activeElement) ? document.activeElement : null;
     const { record, problem } = storage.load(this.id);
     this.hadRecord = Boolean(record); // a record that vanishes later was cleared by the browser
+    this.rev = record?.rev; // the saved version this tab shows: another tab's save has a newer one
     // Criteria whose questions were all answered at some Verificar (a real attempt), and those
     // whose answer the student chose to see: both kept in the record; `revealed` is exported.
     this.attempted = new Set(Array.isArray(record?.attempted) ? record.attempted : []);
     this.revealed = new Set(Array.isArray(record?.revealed) ? record.revealed : []);
     this.alertBox = el("div", { class: "exercise-alert admonition warning", role: "alert", hidden: true });
-    this.section.prepend(this.alertBox);
+    this.conflictBox = el("div", { class: "exercise-conflict admonition warning", role: "alert", hidden: true },
+      el("p", { class: "exercise-conflict__text" }),
+      el("p", { class: "exercise-conflict__actions" },
+        el("button", { type: "button", class: "md-button", onclick: () => this.useOtherVersion() }, "Trocar pela outra versão"),
+        " ",
+        el("button", { type: "button", class: "md-button", onclick: () => this.keepThisVersion() }, "Ficar com esta")));
+    this.section.prepend(this.alertBox, this.conflictBox);
     if (problem) this.alert(`Atenção: ${problem}. Este exercício recomeça do código inicial.`);
     // Without a saved record, keep what the student may already have ticked while the page loaded.
     this.applyOptionOrder(record?.order);
@@ -117,7 +124,10 @@ export class ExerciseWidget {
       this.verdictOf = typeof record.verdictOf === "string" ? record.verdictOf : this.inputsKey();
       this.checkStale();
     }
+    this.shownVerdict = JSON.stringify(record?.lastVerdict ?? null);
+    this.showConflict(record?.conflict);
     this.lastSaved = JSON.stringify(this.fields()); // visiting alone writes nothing
+    this.stopSync = storage.onOtherTabSave(this.id, () => this.onOtherTabSave());
     this.unsubscribe = this.runtime.onState((state, detail) => this.onRuntimeState(state, detail));
     // Ctrl+Enter verifies from anywhere in the exercise (the editor handles it itself too).
     this.section.addEventListener("keydown", (event) => {
@@ -146,6 +156,7 @@ export class ExerciseWidget {
   dispose() {
     this.saveNow();
     this.unsubscribe?.();
+    this.stopSync?.();
     this.themeObserver?.disconnect();
     mounted.delete(this);
   }
@@ -500,7 +511,8 @@ export class ExerciseWidget {
       answered.forEach((id) => this.attempted.add(id));
       this.renderVerdict(reply.verdict);
       this.verdictOf = inputs;
-      storage.save(this.id, { passed: reply.verdict.passed, lastVerdict: reply.verdict, verdictOf: inputs,
+      this.shownVerdict = JSON.stringify(reply.verdict);
+      this.saveMeta({ passed: reply.verdict.passed, lastVerdict: reply.verdict, verdictOf: inputs,
         attempted: [...this.attempted] });
       this.status.textContent = "Verificação concluída.";
     } catch (error) {
@@ -579,7 +591,7 @@ export class ExerciseWidget {
   async reveal(criterion) {
     if (this.busy || !this.attempted.has(criterion)) return;
     this.revealed.add(criterion);
-    storage.save(this.id, { revealed: [...this.revealed] });
+    this.saveMeta({ revealed: [...this.revealed] });
     await this.verify();
     this.criteria.get(criterion)?.querySelector(".exercise-criterion__answer")?.setAttribute("tabindex", "-1");
     this.criteria.get(criterion)?.querySelector(".exercise-criterion__answer")?.focus();
@@ -616,16 +628,37 @@ export class ExerciseWidget {
     return fields;
   }
 
+  /** Typed or ticked here and not saved yet. */
+  dirty() {
+    return JSON.stringify(this.fields()) !== this.lastSaved;
+  }
+
+  /** Fields that are not the student's work (a verdict, a reveal): saved over whatever version is
+   * stored; this tab's version number moves on only if it already showed the stored one. */
+  saveMeta(fields) {
+    const before = storage.peek(this.id).record?.rev;
+    const saved = storage.save(this.id, fields);
+    if (saved && before === this.rev) this.rev = saved.rev;
+  }
+
   saveNow() {
     clearTimeout(this.saveTimer);
     // Also after instant navigation detached the section: its inputs still hold the answers.
     const fields = this.fields();
     const text = JSON.stringify(fields);
     if (text === this.lastSaved) return;
-    const cleared = this.hadRecord && storage.peek(this.id).raw == null;
-    if (storage.save(this.id, fields)) {
+    const stored = storage.peek(this.id);
+    const cleared = this.hadRecord && stored.raw == null;
+    // Another tab saved this exercise since this one last read it, and this tab has changes too:
+    // both versions are kept (the other one aside) and both tabs say so.
+    const conflict = stored.record && stored.record.rev !== this.rev && !sameWork(stored.record, fields)
+      ? storage.putAside(this.id, stored.raw) : null;
+    const saved = storage.save(this.id, conflict ? { ...fields, conflict: { aside: conflict, at: new Date().toISOString() } } : fields);
+    if (saved) {
       this.lastSaved = text;
       this.hadRecord = true;
+      this.rev = saved.rev;
+      if (conflict) this.showConflict(saved.conflict);
       if (cleared) {
         this.alert("O navegador apagou o que esta página tinha guardado deste exercício (alguns apagam os dados de um " +
           "site depois de dias sem visita, ou quando alguém limpa os dados de navegação). O que está na tela continua " +
@@ -638,6 +671,81 @@ export class ExerciseWidget {
         "Ele continua aqui até você fechar a aba; para guardar uma cópia, use “Baixar .py” ou “Exportar respostas”.");
     }
   }
+
+  // --- other tabs ---------------------------------------------------------------------------
+
+  /** Another tab saved this exercise: show its version, unless this tab has unsaved changes of its
+   * own (then saving them now keeps the other version aside and tells the student). */
+  onOtherTabSave() {
+    if (!this.section.isConnected) return;
+    const { record } = storage.peek(this.id);
+    if (!record || record.rev === this.rev) return;
+    if (this.dirty()) this.saveNow();
+    else this.adopt(record);
+  }
+
+  /** Show a saved version of this exercise (another tab's) in place of what this tab shows. */
+  adopt(record) {
+    this.rev = record.rev;
+    this.hadRecord = true;
+    this.applyOptionOrder(record.order);
+    this.restoreAnswers(record.answers ?? {});
+    this.restoreTexts(record.texts ?? {});
+    this.updateWritings();
+    if (this.editor && typeof record.code === "string" && record.code !== this.code()) this.editor.setText(record.code);
+    this.attempted = new Set(Array.isArray(record.attempted) ? record.attempted : []);
+    this.revealed = new Set(Array.isArray(record.revealed) ? record.revealed : []);
+    const verdict = JSON.stringify(record.lastVerdict ?? null);
+    if (record.lastVerdict && verdict !== this.shownVerdict && !this.busy) {
+      this.shownVerdict = verdict;
+      this.renderVerdict(record.lastVerdict, { restored: true });
+    }
+    if (typeof record.verdictOf === "string") this.verdictOf = record.verdictOf;
+    this.lastSaved = JSON.stringify(this.fields());
+    clearTimeout(this.saveTimer); // the editor's change event must not save the adopted text back
+    this.checkStale();
+    this.showConflict(record.conflict);
+  }
+
+  showConflict(conflict) {
+    this.conflict = conflict && typeof conflict.aside === "string" ? conflict : null;
+    this.conflictBox.hidden = !this.conflict;
+    if (!this.conflict) return;
+    this.conflictBox.querySelector(".exercise-conflict__text").textContent =
+      "Este exercício foi mudado em duas abas ao mesmo tempo. Nada se perdeu: esta aba mostra a versão " +
+      "guardada por último, e a outra ficou guardada à parte neste navegador. Você pode trocar uma pela outra " +
+      "(a que sai também fica guardada) ou ficar com esta.";
+  }
+
+  /** Swap the version on screen with the one kept aside; the one leaving is kept aside in turn. */
+  useOtherVersion() {
+    const other = this.conflict && storage.readAside(this.conflict.aside);
+    if (!other) {
+      this.showConflict(null);
+      this.alert("A outra versão não está mais guardada neste navegador.");
+      return;
+    }
+    this.saveNow();
+    const aside = storage.putAside(this.id, storage.peek(this.id).raw);
+    const work = Object.fromEntries(WORK_FIELDS.filter((f) => f in other).map((f) => [f, other[f]]));
+    const saved = storage.save(this.id, { ...work, conflict: aside ? { aside, at: new Date().toISOString() } : undefined });
+    if (saved) this.adopt(saved);
+  }
+
+  keepThisVersion() {
+    this.saveNow();
+    const saved = storage.save(this.id, { conflict: undefined });
+    if (saved) this.adopt(saved);
+    else this.showConflict(null);
+  }
+}
+
+// What a tab's version of an exercise is made of (the rest, verdicts and marks, follows from it).
+const WORK_FIELDS = ["answers", "code", "texts", "hiddenTexts", "order", "revealed"];
+
+function sameWork(record, fields) {
+  const pick = (source) => JSON.stringify(["answers", "code", "texts"].map((f) => source[f] ?? null));
+  return pick(record) === pick(fields);
 }
 
 /** Save every widget of the page now (before an export or when the tab goes away). */
