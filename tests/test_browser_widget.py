@@ -113,34 +113,48 @@ def test_reference_solution_turns_every_criterion_ok(lesson):
     assert "os.replace" in widget(page, "nivel-2").locator(".exercise-solution__code").inner_text(timeout=VERDICT_TIMEOUT_MS)
 
 
+WRONG_DIAGNOSIS = {q["id"]: next(o["id"] for o in q["options"] if not o.get("correct"))
+                   for q in exercises.questions("nivel-2")}
+# What the code's explanations of the starter say: each one answers a diagnosis question.
+FAULT_WORDS = ("para escrita", "truncou", "0 bytes", "ponto A", "pendingToolUse", "os.replace", "esvazi",
+               "execute_tool", "Queda ")
+
+
 def test_the_code_criteria_keep_the_diagnosis_until_it_is_answered(browser, site_url):
-    """Nível 2's questions diagnose the starter; a blank Verificar on it must not state the answers
-    (the in-place write, point A) through the code criteria, their disk views or the timeline."""
+    """Nível 2's questions diagnose the starter; a Verificar on it must not state the answers (the
+    in-place write, point A) through the code criteria, their disk views or the timeline, neither
+    blank nor after a wrong guess at every question: only a right (or revealed) diagnosis opens them."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     try:
         page.goto(site_url + "licao-2/")
         section = widget(page, "nivel-2")
+        assert "Chutar não abre nada" in page.locator("article").inner_text()  # the statement says the rule
+
+        def assert_closed():
+            shown = section.locator(".exercise-criteria").inner_text() + section.locator(".exercise-summary").inner_text()
+            for words in FAULT_WORDS:
+                assert words not in shown, f"the check says {words!r} before the diagnosis: {shown}"
+            for code in ("escrita-atomica", "ponto-a"):
+                message = section.locator(f"li[data-criterion='{code}'] .exercise-criterion__message").inner_text()
+                assert "O diagnóstico vem primeiro" in message
+            assert section.locator(".exercise-timeline").is_hidden() and section.locator(".exercise-disk").is_hidden()
+
         assert verify(page, "nivel-2").startswith("2 de 6")  # the untouched starter, nothing answered
         failed = section.locator("li[data-criterion][data-state='falhou']")
         assert sorted(li.get_attribute("data-criterion") for li in failed.all()) == [
             "diagnostico-escrita", "diagnostico-ponto-a", "escrita-atomica", "ponto-a"]
-        shown = section.locator(".exercise-criteria").inner_text() + section.locator(".exercise-summary").inner_text()
-        for answer in ("para escrita", "ponto A", "pendingToolUse", "os.replace", "esvazi", "execute_tool"):
-            assert answer not in shown, f"the blank check says {answer!r}: {shown}"
-        for code in ("escrita-atomica", "ponto-a"):
-            message = section.locator(f"li[data-criterion='{code}'] .exercise-criterion__message").inner_text()
-            assert "perguntas do diagnóstico" in message
-        assert section.locator(".exercise-timeline").is_hidden() and section.locator(".exercise-disk").is_hidden()
-        # Some questions answered: still closed.
-        choose(page, "nivel-2", {"falha-escrita": "dumps"})
+        assert_closed()
+        # A wrong guess at every question, checked: still closed.
+        choose(page, "nivel-2", WRONG_DIAGNOSIS)
         verify(page, "nivel-2")
-        assert section.locator(".exercise-timeline").is_hidden()
-        # Every question answered (wrongly here) at a Verificar: the code criteria explain themselves.
-        choose(page, "nivel-2", {"efeito-escrita": "versao-antiga", "falha-ponto-a": next(
-            o["id"] for q in exercises.questions("nivel-2") if q["id"] == "falha-ponto-a" for o in q["options"] if not o.get("correct")),
-            "efeito-ponto-a": next(o["id"] for q in exercises.questions("nivel-2") if q["id"] == "efeito-ponto-a"
-                                   for o in q["options"] if not o.get("correct"))})
+        assert_closed()
+        # One criterion right, the other wrong: still closed.
+        choose(page, "nivel-2", {k: v for k, v in RIGHT_DIAGNOSIS.items() if k.endswith("escrita")})
+        verify(page, "nivel-2")
+        assert_closed()
+        # Every question right: the code criteria explain themselves.
+        choose(page, "nivel-2", RIGHT_DIAGNOSIS)
         verify(page, "nivel-2")
         atomic = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message").inner_text()
         assert atomic.startswith("Queda ") and "checkpoint.json" in atomic

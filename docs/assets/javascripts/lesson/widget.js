@@ -16,7 +16,9 @@ const RESTARTING = "Reiniciando o Python…"; // a new Python replaces one Parar
 const mounted = new Set();
 const STATE_TEXT = { pendente: "pendente", ok: "ok", falhou: "falhou" };
 // A failed code criterion, while the diagnosis it would give away is still unanswered.
-const CLOSED_FEEDBACK = "Responda a todas as perguntas do diagnóstico e clique em Verificar para ver por que esta verificação falhou.";
+// The same line as graders.grading.CLOSED_CODE_FEEDBACK (a verdict saved before the rule still shows it).
+const CLOSED_FEEDBACK = "O diagnóstico vem primeiro: acerte as perguntas de diagnóstico (ou peça para ver a resposta) " +
+  "e verifique de novo para ver por que esta verificação falhou. Para ver o que o seu código faz, use Executar.";
 const STALE_TEXT = {
   run: "Os resultados abaixo são de antes da última execução: verifique de novo para atualizá-los.",
   edit: "Os resultados abaixo são de antes da sua última mudança no código ou nas respostas: verifique de novo para atualizá-los.",
@@ -356,18 +358,20 @@ export class ExerciseWidget {
     list.after(this.summary, this.disk, this.timelineBox, this.solution);
   }
 
-  /** Whether the code criteria may explain themselves. An exercise whose questions diagnose its
-   * starter (`feedback_after_questions` in exercise.toml) keeps those explanations, the disk views
-   * and the timeline closed until every question has been answered at a Verificar: on the
-   * untouched starter they would state the diagnosis the questions ask for. */
-  codeFeedbackOpen() {
-    return !this.data.feedbackAfterQuestions || [...this.asked].every((id) => this.attempted.has(id));
+  /** Whether the code criteria may explain themselves: the rule of graders.grading.diagnosis_open,
+   * applied again to a verdict saved before it. An exercise whose questions diagnose its starter
+   * (`feedback_after_questions` in exercise.toml) keeps the code's explanations, disk views and
+   * timeline closed until every question's criterion is answered right or its answer revealed. */
+  codeFeedbackOpen(verdict) {
+    if (!this.data.feedbackAfterQuestions) return true;
+    const byId = new Map(verdict.criteria.map((c) => [c.id, c]));
+    return [...this.asked].every((id) => byId.get(id)?.passed || byId.get(id)?.revealed);
   }
 
   setCriterion(li, criterion) {
     const state = criterion.passed ? "ok" : "falhou";
     const id = li.dataset.criterion;
-    const closed = !this.asked.has(id) && !this.codeFeedbackOpen();
+    const closed = !this.asked.has(id) && !this.feedbackOpen;
     li.dataset.state = state;
     // The full criterion states the answer: it replaces the neutral title only once the student
     // answered it right or chose to see it (an older verdict may carry labels for every criterion).
@@ -413,6 +417,7 @@ export class ExerciseWidget {
   }
 
   renderVerdict(verdict, { restored = false } = {}) {
+    this.feedbackOpen = this.codeFeedbackOpen(verdict);
     let firstDisk = null;
     for (const c of verdict.criteria) {
       const li = this.criteria.get(c.id);
@@ -431,7 +436,7 @@ export class ExerciseWidget {
     this.markStale(false);
     // The timeline shows every crash with its disk view; the single disk panel is for the others.
     // The disk panel is for a simulated crash; Nível 1's disk views are in the messages already.
-    const open = this.codeFeedbackOpen();
+    const open = this.feedbackOpen;
     this.renderDisk(!open || verdict.timeline || !firstDisk?.crash?.startsWith("Queda") ? null : firstDisk);
     this.renderTimeline(open ? verdict.timeline : null);
     this.solution.hidden = !(verdict.passed && this.data.starter != null);
