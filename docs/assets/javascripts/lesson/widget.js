@@ -343,6 +343,8 @@ export class ExerciseWidget {
 
   mountResults() {
     const list = this.section.querySelector(".exercise-criteria");
+    // Above the criteria, one line high from the start (lesson.css): the first verdict fills it
+    // without moving them.
     this.summary = el("p", { class: "exercise-summary", role: "status", "aria-live": "polite" });
     this.staleNote = el("p", { class: "exercise-stale", hidden: true }, STALE_TEXT.run);
     this.disk = el("details", { class: "exercise-disk", hidden: true },
@@ -354,8 +356,10 @@ export class ExerciseWidget {
       el("div", { class: "crash-timeline" }));
     this.solution = el("div", { class: "exercise-solution", hidden: true },
       el("button", { type: "button", class: "md-button", onclick: () => this.revealSolution() }, "Ver a solução de referência"));
-    list.before(this.staleNote);
-    list.after(this.summary, this.disk, this.timelineBox, this.solution);
+    this.section.querySelector(".exercise-criteria__title").before(this.summary, this.staleNote);
+    list.after(this.disk, this.timelineBox, this.solution);
+    // Notes that come after a tap (keeping the work, mountToolbar) go last: nothing above them moves.
+    this.solution.after(this.note);
   }
 
   /** Whether the code criteria may explain themselves: the rule of graders.grading.diagnosis_open,
@@ -400,7 +404,7 @@ export class ExerciseWidget {
     this.section.dataset.stale = String(stale);
     this.staleWhy = stale ? why : null;
     this.staleNote.textContent = STALE_TEXT[why];
-    this.staleNote.hidden = !stale || !this.summary.textContent;
+    this.staleNote.hidden = !stale || !this.checked;
   }
 
   /** What a verdict was given for: the code and the answers (a short fingerprint, kept with the record). */
@@ -417,6 +421,7 @@ export class ExerciseWidget {
   }
 
   renderVerdict(verdict, { restored = false } = {}) {
+    this.checked = true;
     this.feedbackOpen = this.codeFeedbackOpen(verdict);
     let firstDisk = null;
     for (const c of verdict.criteria) {
@@ -459,6 +464,7 @@ export class ExerciseWidget {
   }
 
   showError(text) {
+    this.checked = true;
     this.summary.replaceChildren(richText(text));
     this.summary.dataset.state = "falhou";
   }
@@ -527,7 +533,18 @@ export class ExerciseWidget {
       this.setBusy(false);
       this.checkStale(); // typed while the check ran: the new verdict is already behind
       this.returnFocus(origin, this.buttons.verify);
+      this.bringIntoView(this.summary);
     }
+  }
+
+  /** Scroll `target` (the summary) to just under the sticky header when it is not all on screen;
+   * the focus stays where it is (in the editor after Ctrl+Enter): scrolling never moves it. */
+  bringIntoView(target) {
+    if (!this.section.isConnected || target.hidden) return;
+    const rect = target.getBoundingClientRect();
+    const top = headerBottom();
+    if (rect.top >= top && rect.bottom <= window.innerHeight) return;
+    window.scrollBy({ top: rect.top - top, behavior: "instant" });
   }
 
   /** After a run, focus goes back where the student was (the button they pressed), not to <body>. */
