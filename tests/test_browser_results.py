@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from graders import exercises
 from test_browser_site import Recorder
 from test_browser_widget import VERDICT_TIMEOUT_MS, widget
 
@@ -16,7 +17,7 @@ SECTION = "section[data-exercise='nivel-2']"
 @pytest.fixture(scope="module")
 def page(browser, site_url):
     """One laptop-sized page (one Python) for the flows below, in their order."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    context = browser.new_context(viewport={"width": 1280, "height": 720}, accept_downloads=True)
     recorder = Recorder(context)
     page = context.new_page()
     page.goto(site_url + "licao-2/")
@@ -69,3 +70,28 @@ def test_ctrl_enter_brings_the_summary_into_view_and_keeps_the_focus(page):
     assert page.evaluate(in_view, summary)
     assert page.evaluate("document.activeElement.closest('.cm-editor') !== null"), "the editor lost the focus"
     assert page.locator(summary).get_attribute("aria-live") == "polite"  # announced
+
+
+def test_export_waits_where_the_work_ends_and_says_what_it_saved(page):
+    areas = page.locator(".lesson-export[data-mounted]")
+    last = areas.last
+    last.scroll_into_view_if_needed()
+    # After the last exercise: the student does not scroll back past Nível 1 to hand the work in.
+    assert last.evaluate("el => el.getBoundingClientRect().top + scrollY") > doc_top(page, SECTION)
+    assert page.evaluate("document.querySelectorAll('.lesson-export')[document.querySelectorAll('.lesson-export').length - 1]"
+                         ".compareDocumentPosition(document.querySelector(\"section[data-exercise='nivel-2']\")) & "
+                         "Node.DOCUMENT_POSITION_PRECEDING")
+    last.locator("input.lesson-export__name").fill("Ana Júlia")
+    done = last.locator(".lesson-export__done")
+    height = done.bounding_box()["height"]
+    with page.expect_download() as info:
+        last.get_by_role("button", name="Exportar respostas").click()
+    name = info.value.suggested_filename
+    assert name == "respostas-licao-2-ana-julia.json"
+    assert name in done.inner_text() and done.get_attribute("role") == "status"
+    assert done.bounding_box()["height"] == pytest.approx(height, abs=1)  # its line was kept: nothing moved
+    # How the grade is computed, as the instructor's CLI computes it (graders/cli/classreport.py).
+    last.get_by_text("Como o professor corrige").click()
+    how = last.locator(".lesson-export__grading").inner_text()
+    total = sum(len(exercises.criterion_ids(ex)) for ex in exercises.EXERCISE_IDS)
+    assert f"({total} ao todo)" in how and "uma pessoa as lê" in how and "10" in how

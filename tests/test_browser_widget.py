@@ -207,8 +207,9 @@ def test_crash_timeline_selects_the_first_failure_and_shows_its_bytes(lesson):
     assert chosen.get_attribute("data-n") == str(outcomes.index("falhou") + 1), "not the first failing crash"
     detail = section.locator(".crash-timeline__detail")
     assert "Não é um JSON completo (0 bytes)" in detail.inner_text()
+    # One sentence: "Queda n de N: falhou, logo depois…" (never "falhou. logo…").
     assert section.locator(".crash-timeline__live").inner_text().endswith(
-        "falhou. logo depois da abertura de checkpoint.json para escrita (criado agora).")
+        "falhou, logo depois da abertura de checkpoint.json para escrita (criado agora).")
     # The next crash tears the write that follows after its first byte: exactly that byte is on disk.
     chosen.focus()
     page.keyboard.press("ArrowRight")
@@ -351,7 +352,7 @@ def test_export_downloads_every_answer_in_the_cli_format(lesson, tmp_path):
     page, _ = lesson
     page.wait_for_timeout(600)  # past the save debounce
     with page.expect_download() as info:
-        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+        page.locator(".lesson-export").first.get_by_role("button", name="Exportar respostas").click()
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -734,7 +735,7 @@ def test_written_answers_are_kept_exported_shown_beside_a_model_and_read_by_the_
     assert "os.replace" in model.inner_text()
     assert nivel2.locator(".exercise-writing[data-writing='segunda-falha'] .exercise-writing__model").count() == 0
     with page.expect_download() as info:
-        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+        page.locator(".lesson-export").first.get_by_role("button", name="Exportar respostas").click()
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     context.close()
@@ -802,6 +803,9 @@ def test_old_results_are_marked_focus_returns_and_ctrl_enter_works_anywhere(less
     assert section.get_attribute("data-stale") == "false"
     section.get_by_role("button", name="Executar").click()
     section.locator(".exercise-output__checkpoint").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    # Executar on the code just verified gives no verdict and changes none: the results stay current.
+    assert section.get_attribute("data-stale") == "false" and section.locator(".exercise-stale").is_hidden()
+    set_code(page, "nivel-2", STARTER + "\n# mudou\n")
     assert section.get_attribute("data-stale") == "true" and section.locator(".exercise-stale").is_visible()
     # Verificar from the keyboard: the earlier output goes, the verdict is fresh, focus is back on the button.
     section.locator(".exercise-summary").evaluate("el => el.textContent = ''")
@@ -825,6 +829,7 @@ def test_a_syntax_error_is_explained_in_portuguese_with_code(lesson):
     text = executar_error(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool)\n    return {}\n")
     error = section.locator(".exercise-output__error")
     assert "Erro de sintaxe na linha 1" in text and "faltou" in text and "expected" not in text
+    assert "Corrija e execute de novo" in text  # Executar's own wording, not Verificar's
     assert "`" not in text and error.locator("code").count() >= 1
     set_code(page, "nivel-2", SOLUTION)
 
@@ -950,6 +955,13 @@ def test_failing_reveals_no_answer_and_mostrar_a_resposta_does_and_is_exported(b
     # "Mostrar a resposta" on one criterion: its label, right options and model explanations appear.
     target = asked[-1]
     item = section.locator(f"li[data-criterion='{target}']")
+    # Asked once before anything is recorded: a tap by mistake, answered "Cancelar", records nothing.
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    item.get_by_role("button", name="Mostrar a resposta").click()
+    page.wait_for_timeout(300)
+    assert item.locator(".exercise-criterion__answer").count() == 0
+    assert target not in (page.evaluate(f"JSON.parse(localStorage.getItem('licao-2/exercicio/{exercise_id}'))").get("revealed") or [])
+    page.once("dialog", lambda dialog: dialog.accept())
     item.get_by_role("button", name="Mostrar a resposta").click()
     item.locator(".exercise-criterion__answer").wait_for(timeout=VERDICT_TIMEOUT_MS)
     meta = exercises.load(exercise_id)
@@ -975,7 +987,7 @@ def test_failing_reveals_no_answer_and_mostrar_a_resposta_does_and_is_exported(b
     # The export records it, and the CLI reports it for that criterion.
     page.wait_for_timeout(600)
     with page.expect_download() as info:
-        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+        page.locator(".lesson-export").first.get_by_role("button", name="Exportar respostas").click()
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     doc = json.loads(path.read_text(encoding="utf-8"))

@@ -386,7 +386,8 @@ export class ExerciseWidget {
     li.querySelectorAll(".exercise-criterion__message, .exercise-criterion__answer, .exercise-criterion__reveal").forEach((m) => m.remove());
     let text = state === "falhou" ? criterion.message : criterion.hint;
     if (closed) text = state === "falhou" ? CLOSED_FEEDBACK : null;
-    if (text) li.append(el("p", { class: "exercise-criterion__message" }, richText(text)));
+    // One block per question: the grader starts each with "Pergunta N:" (graders/judge/answers.py).
+    if (text) li.append(...text.split(/\s+(?=Pergunta \d+: )/).map((block) => el("p", { class: "exercise-criterion__message" }, richText(block))));
     if (criterion.revealed && criterion.answer) {
       li.append(el("div", { class: "exercise-criterion__answer" },
         el("p", {}, el("strong", {}, "Resposta"), " (revelada a seu pedido; isso fica registrado no que você exportar):"),
@@ -559,7 +560,7 @@ export class ExerciseWidget {
     if (this.busy) return;
     const origin = document.activeElement;
     this.saveNow();
-    this.markStale(true);
+    // Executar gives no verdict: the results stay current unless the code differs (checkStale).
     this.setBusy(true, this.runtime.state === "ready" ? "Executando…" : this.waitText());
     try {
       const reply = await this.runtime.call({ action: "run", exercise: this.id, code: this.code() });
@@ -612,6 +613,8 @@ export class ExerciseWidget {
   /** "Mostrar a resposta": recorded first (record and export), then shown by a new verdict. */
   async reveal(criterion) {
     if (this.busy || !this.attempted.has(criterion)) return;
+    // Asked once, before anything is recorded: a tap by mistake records nothing.
+    if (!window.confirm("Mostrar a resposta deste critério? Isso fica registrado no seu progresso e no arquivo que você exportar.")) return;
     this.revealed.add(criterion);
     this.saveMeta({ revealed: [...this.revealed] });
     await this.verify();
