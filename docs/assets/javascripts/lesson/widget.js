@@ -285,7 +285,8 @@ export class ExerciseWidget {
     this.status = el("span", { class: "exercise-status", role: "status", "aria-live": "polite" });
     const bar = el("div", { class: "exercise-toolbar", role: "group", "aria-label": `Ações do exercício ${this.data.title}` },
       ...Object.values(this.buttons), this.status);
-    const anchor = this.section.querySelector(".exercise-criteria__title");
+    // Above the summary the build put in place (or the criteria's title, on an older page).
+    const anchor = this.section.querySelector(".exercise-summary") ?? this.section.querySelector(".exercise-criteria__title");
     this.output = el("div", { class: "exercise-output", hidden: true });
     this.unavailable = el("div", { class: "exercise-unavailable admonition failure", role: "alert", hidden: true },
       el("p", { class: "exercise-unavailable__text" }),
@@ -343,9 +344,10 @@ export class ExerciseWidget {
 
   mountResults() {
     const list = this.section.querySelector(".exercise-criteria");
-    // Above the criteria, one line high from the start (lesson.css): the first verdict fills it
-    // without moving them.
-    this.summary = el("p", { class: "exercise-summary", role: "status", "aria-live": "polite" });
+    // Above the criteria, built into the page one line high (sitebuild/exercise_fence.py): the
+    // first verdict fills it without moving them.
+    this.summary = this.section.querySelector(".exercise-summary") ??
+      el("p", { class: "exercise-summary", role: "status", "aria-live": "polite" });
     this.staleNote = el("p", { class: "exercise-stale", hidden: true }, STALE_TEXT.run);
     this.disk = el("details", { class: "exercise-disk", hidden: true },
       el("summary", {}, "O que ficou em disco na queda simulada"),
@@ -356,7 +358,9 @@ export class ExerciseWidget {
       el("div", { class: "crash-timeline" }));
     this.solution = el("div", { class: "exercise-solution", hidden: true },
       el("button", { type: "button", class: "md-button", onclick: () => this.revealSolution() }, "Ver a solução de referência"));
-    this.section.querySelector(".exercise-criteria__title").before(this.summary, this.staleNote);
+    const title = this.section.querySelector(".exercise-criteria__title");
+    if (!this.summary.isConnected) title.before(this.summary);
+    title.before(this.staleNote); // hidden until results are outdated
     list.after(this.disk, this.timelineBox, this.solution);
     // Notes that come after a tap (keeping the work, mountToolbar) go last: nothing above them moves.
     this.solution.after(this.note);
