@@ -57,8 +57,40 @@ def grade_code(exercise_id: str, source: str, filename: str, run) -> tuple[dict[
     return results, trace.output, timeline.describe(judge, graded)
 
 
-def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py", run=None) -> Verdict:
-    """`run(source, filename, job) -> Trace`: where student code runs (default: see default_run)."""
+# A failed code criterion while the diagnosis its explanation would give away is still open.
+CLOSED_CODE_FEEDBACK = ("O diagnóstico vem primeiro: acerte as perguntas de diagnóstico (ou peça para ver a resposta) "
+                        "e verifique de novo para ver por que esta verificação falhou. Para ver o que o seu código "
+                        "faz, use Executar.")
+
+
+def diagnosis_open(exercise_id: str, results: dict[str, CriterionResult]) -> bool:
+    """Whether the code criteria may explain themselves. In an exercise whose questions diagnose its
+    starter (`feedback_after_questions` in exercise.toml), the explanations of the code (messages,
+    disk views, advice, the crash timeline) would answer those questions: they open only once every
+    question's criterion is answered right or its answer revealed, never by a guess being tried."""
+    if not exercises.load(exercise_id).get("feedback_after_questions"):
+        return True
+    asked = {q["criterion"] for q in exercises.questions(exercise_id)}
+    return all(cid in results and (results[cid].passed or results[cid].revealed) for cid in asked)
+
+
+def close_code_feedback(results: dict[str, CriterionResult], code_ids) -> None:
+    """Keep only ok/falhou and a neutral line on the code criteria; the timeline goes (returns None)."""
+    for cid in code_ids:
+        result = results.get(cid)
+        if result is None:
+            continue
+        result.message = "" if result.passed else CLOSED_CODE_FEEDBACK
+        result.hint, result.disk = "", None
+    return None
+
+
+def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py", run=None,
+          close_diagnosis: bool = True) -> Verdict:
+    """`run(source, filename, job) -> Trace`: where student code runs (default: see default_run).
+    `close_diagnosis`: apply the diagnosis rule (diagnosis_open) to this verdict, as the page does for
+    the student; the CLI's reports are the instructor's and keep every explanation (the student-facing
+    texts it writes, Moodle's comments and the autograders' student view, close them on their own)."""
     meta_ids = exercises.criterion_ids(exercise_id)  # raises UnknownExercise
     code_ids = exercises.code_criteria(exercise_id)
     results: dict[str, CriterionResult] = {}
@@ -82,6 +114,8 @@ def grade(exercise_id: str, submission: Submission, filename: str = "solucao.py"
         # The full criterion states the answer: only once it is earned, or chosen ("Mostrar a resposta").
         if results[c].passed or results[c].revealed:
             results[c].label = labels[c]
+    if close_diagnosis and submission.answers is not None and not diagnosis_open(exercise_id, results):
+        crashes = close_code_feedback(results, code_ids)
     verdict = Verdict(exercise_id, [results[c] for c in shown], output, timeline=crashes)
     if submission.answers is not None:
         texts = submission.texts or {}

@@ -98,7 +98,9 @@ def _syntax_message(message: str) -> str:
     return f"o Python diz: `{message}`"
 
 
-def compile_student(source: str, filename: str):
+def compile_student(source: str, filename: str, action: str = "verifique"):
+    """Compile the student's code; a CodeError says what is wrong and to fix it and `action` again
+    ("verifique" for Verificar, "execute" for Executar)."""
     # Tracebacks quote the student's lines, as they would for a file on disk.
     linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
     try:
@@ -107,7 +109,7 @@ def compile_student(source: str, filename: str):
         line = (exc.text or "").strip()
         where = f"linha {exc.lineno}" + (f", coluna {exc.offset}" if exc.offset else "")
         detail = f": `{line}`" if line else ""
-        raise CodeError(f"Erro de sintaxe na {where} ({_syntax_message(exc.msg or '')}){detail}. Corrija e verifique de novo.") from None
+        raise CodeError(f"Erro de sintaxe na {where} ({_syntax_message(exc.msg or '')}){detail}. Corrija e {action} de novo.") from None
     except (ValueError, TypeError) as exc:  # e.g. NUL bytes in the source
         raise CodeError(f"O código não pôde ser compilado: {exc}.") from None
 

@@ -18,7 +18,7 @@ def run(exercise_id: str, source: str, filename: str = "solucao.py", run_code=No
 
     job = nivel1.job(nivel1.sample_states()[-1:]) if exercise_id == "nivel-1" else nivel2.job()
     try:
-        compile_student(source, filename)
+        compile_student(source, filename, action="execute")
     except CodeError as exc:
         return {"ok": False, "stdout": "", "error": str(exc), "error_line": _syntax_line(source, filename),
                 "summary": "", "checkpoint": None}

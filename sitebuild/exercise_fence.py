@@ -75,6 +75,9 @@ def _criteria_html(exercise_id: str, criteria: list[dict]) -> str:
         for c in criteria
     )
     return (
+        # The verdict's summary, empty and one line high until the first Verificar (widget.js fills
+        # it): built here so that nothing under it moves when the widget mounts or the verdict comes.
+        '<p class="exercise-summary" role="status" aria-live="polite"></p>'
         f'<p class="exercise-criteria__title" id="criterios-{exercise_id}">'
         "<strong>Critérios de conclusão</strong> · verificados no seu navegador</p>"
         f'<ol class="exercise-criteria" aria-labelledby="criterios-{exercise_id}">{items}</ol>'

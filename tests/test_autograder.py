@@ -222,7 +222,7 @@ def test_gradescope_gives_the_clis_criterion_verdicts(gradescope_zip, tmp_path, 
     data, run, _, _, _ = gradescope(gradescope_zip, tmp_path, files)
     expected = cli_verdicts(files, tmp_path)
     assert [t["status"] == "passed" for t in data["tests"]] == [state == "ok" for _, state, _ in expected]
-    closed = [t for t in data["tests"] if t["output"].startswith("Responda a todas as perguntas")]
+    closed = [t for t in data["tests"] if t["output"].startswith("O diagnóstico vem primeiro")]
     # nivel-2 has feedback_after_questions: its failed code criteria stay closed for a bare .py…
     assert closed and all(t["name"].startswith("nivel-2 · ") for t in closed)
     # …and their full text reaches the instructor only (stdout, hidden from students).
@@ -335,7 +335,7 @@ def test_prairielearn_gives_the_clis_criterion_verdicts(pl_question, tmp_path, n
     assert data["gradable"] is True
     assert [t["points"] == t["max_points"] for t in data["tests"]] == [state == "ok" for _, state, _ in expected]
     for (cid, state, message), test in zip(expected, data["tests"]):
-        if test["message"].startswith("Responda a todas as perguntas"):
+        if test["message"].startswith("O diagnóstico vem primeiro"):
             assert message in run.stdout  # the job's log, for course staff
         elif state == "falhou":
             assert test["message"] == message
@@ -498,7 +498,7 @@ def test_classroom_gives_the_clis_criterion_verdicts(classroom_template, tmp_pat
     assert report["notices"][0] == f"Points {met}/17" and report["failed"] == "Some tests failed."
     # The log is the student's: nothing closed is printed there.
     for (cid, state, message), test in zip(expected, result["tests"]):
-        if test["message"].startswith("Responda a todas as perguntas"):
+        if test["message"].startswith("O diagnóstico vem primeiro"):
             assert message not in run.stdout
 
 

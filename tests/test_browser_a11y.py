@@ -1,4 +1,4 @@
-"""WCAG 2.1 AA in a real headless Chromium: axe-core on the built pages in both palettes, the
+"""WCAG 2.2 AA in a real headless Chromium: axe-core on the built pages in both palettes, the
 editor's "go to line" clear of the sticky header, and the exercise at phone width."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from test_browser_widget import RIGHT_DIAGNOSIS, VERDICT_TIMEOUT_MS, choose, mou
 pytestmark = pytest.mark.browser
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 STARTER = exercises.read_text("nivel-2", "starter.py")
 # A run error on line 3, with enough lines after it that the editor itself scrolls.
 ERROR_ON_LINE_3 = (
@@ -24,7 +24,7 @@ LONG_LINE = "    resumo = {'uma_chave_bem_comprida': 'um valor que não cabe na 
 
 
 def axe_violations(page):
-    """axe-core's WCAG 2.0/2.1 A and AA violations on the page as it is now."""
+    """axe-core's WCAG 2.0/2.1/2.2 A and AA violations on the page as it is now."""
     assert AXE.is_file(), "axe-core missing: run `make setup` (it is a devDependency in package.json)"
     page.add_script_tag(path=str(AXE))
     return page.evaluate(
@@ -286,5 +286,82 @@ def test_tabbing_into_the_quiz_before_its_widget_loads_keeps_focus_and_order(bro
         # The focus is real: the arrow keys move along the group, as in any radio group.
         page.keyboard.press("ArrowDown")
         assert page.evaluate(FOCUSED)["value"] == seen[1]
+    finally:
+        context.close()
+
+
+NO_PYTHON = "window.Worker = class { postMessage() {} terminate() {} addEventListener() {} removeEventListener() {} };"
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_lesson_has_no_wcag22_violations_at_phone_and_laptop_width(palette_session, site_url, width):
+    """Every axe rule tagged WCAG 2.0-2.2 A/AA (target size included), any impact, with every widget up."""
+    page, palette, rec = palette_session
+    page.set_viewport_size({"width": width, "height": 844 if width < 600 else 900})
+    page.add_init_script(NO_PYTHON)  # the page as mounted is what matters here, not a verdict
+    page.goto(site_url + "licao-2/")
+    page.wait_for_load_state("networkidle")
+    expect_scheme(page, palette)
+    mount_all(page)
+    violations = axe_violations(page)
+    assert violations == [], f"axe at {width} px ({palette}):\n{readable(violations)}"
+    # 2.5.8 by measure too: the small controls the build adds to code blocks.
+    small = page.evaluate("""() => [...document.querySelectorAll('.lesson-note-marker, .md-code__button')]
+        .filter(e => e.offsetParent).map(e => e.getBoundingClientRect())
+        .filter(r => r.width < 24 || r.height < 24).map(r => [r.width, r.height])""")
+    assert small == [], small
+    assert rec.console_errors == []
+
+
+# Where the focused element is, and whether it shows a ring: inside the lesson's content (and the
+# logo link, which once had none) a ring is required; the theme's own off-screen controls (the
+# closed drawer, the closed search) are skipped.
+FOCUS = """() => { const a = document.activeElement; if (!a || a === document.body) return null;
+  // A control without a box of its own (a content tab's radio) shows its focus on its label.
+  const label = a.id && a.getBoundingClientRect().width === 0 ? document.querySelector(`label[for="${a.id}"]`) : null;
+  const shown = label ?? a;
+  const r = shown.getBoundingClientRect(); const h = document.querySelector('.md-header').getBoundingClientRect().bottom;
+  const editor = a.closest('.cm-editor');
+  const style = getComputedStyle(editor ?? shown);
+  return {what: (a.getAttribute('aria-label') || a.textContent || a.tagName).trim().slice(0, 60),
+          top: r.top, bottom: r.bottom, right: r.right, room: innerHeight - h, width: r.width, height: r.height, header: h,
+          editor: editor !== null, inHeader: a.closest('.md-header') !== null, fixed: style.position === 'fixed',
+          offCanvas: r.right <= 0 || r.left >= innerWidth || (r.width === 0 && r.height === 0),
+          mustRing: a.closest('.md-content') !== null || a.matches('.md-logo'),
+          ring: (editor || a.matches(':focus-visible')) ? style.outlineStyle : 'not-focus-visible'}; }"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_tabbing_through_the_lesson_never_hides_the_focus_under_the_header(browser, site_url, width):
+    """2.4.11 Focus Not Obscured and 2.4.7 Focus Visible, by keyboard from the top of the lesson to
+    its end: no focused element lies under the sticky header, and each shows a ring."""
+    context = browser.new_context(viewport={"width": width, "height": 844 if width < 600 else 720})
+    context.add_init_script(NO_PYTHON)
+    page = context.new_page()
+    try:
+        page.goto(site_url + "licao-2/")
+        page.wait_for_load_state("networkidle")
+        mount_all(page)
+        page.evaluate("scrollTo(0, 0)")
+        seen, problems = 0, []
+        for _ in range(600):
+            page.keyboard.press("Tab")
+            where = page.evaluate(FOCUS)
+            if where is None:
+                continue
+            if where["editor"]:
+                page.keyboard.press("Escape")  # the editor keeps Tab for indenting: Esc, then Tab leaves
+            seen += 1
+            if where["mustRing"] and where["ring"] in ("none", "hidden"):
+                problems.append(("no focus ring", where))
+            if where["inHeader"] or where["fixed"] or where["offCanvas"]:
+                continue
+            # Under the header, in part or whole (a block taller than the screen may only be cut).
+            if where["top"] < where["header"] - 1 and (where["height"] <= where["room"] or where["bottom"] <= where["header"] + 24):
+                problems.append(("under the sticky header", where))
+            if page.evaluate("document.activeElement.closest('.md-footer') !== null"):
+                break
+        assert seen > 30, f"the keyboard reached only {seen} controls"
+        assert problems == [], "\n".join(map(str, problems[:12]))
     finally:
         context.close()

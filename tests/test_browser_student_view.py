@@ -3,6 +3,8 @@ in a real headless Chromium, at a phone's width (390 px) and a desktop's, in the
 
 from __future__ import annotations
 
+import re
+
 import json
 import subprocess
 import sys
@@ -118,6 +120,33 @@ def test_demo_table_fits_the_screen_with_its_headers_apart(demo, name, viewport,
     for cell in table.locator("td").all():
         assert len({round(r[2]) for r in cell.evaluate(TEXT_RECTS)}) == 1, f"a count wraps: {cell.inner_text()}"
     assert_no_serious_violations(page, f"the demo's table ({name}, {palette})")
+
+
+def test_demo_counts_say_what_they_are_out_of(demo):
+    """Every count is "n de N" of the quedas it counts, the caption says which those are (the ones
+    before any checkpoint included), the dump's columns are named, and the size is said once."""
+    page = demo
+    table = page.locator(".torn-demo__table")
+    for cell in table.locator("td").all():
+        assert re.fullmatch(r"\d+ de \d+", cell.inner_text().strip()), cell.inner_text()
+    caption = table.locator("caption").inner_text()
+    assert "das 30 quedas sorteadas" in caption and "antes de haver checkpoint" in caption and "entre duas operações" in caption
+    text = page.locator(".torn-demo__result > p").inner_text()
+    assert "posição no arquivo (em hexadecimal)" in text
+    sizes = re.findall(r"\d+ bytes?", text.split("O fim do arquivo")[0])
+    assert len(sizes) == len(set(sizes)), f"the size is said twice: {text}"
+
+
+def test_code_in_the_lesson_tables_never_breaks_inside_a_name_on_a_phone(demo):
+    page = demo
+    show(page, PHONE, "light")
+    codes = page.locator("article table:not([class]) code")
+    assert codes.count() > 5
+    broken = [word for code in codes.all() for word in code.evaluate(BROKEN_WORDS)]
+    wide = page.evaluate("document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+    show(page, DESKTOP, "light")  # the next checks read the desktop's dump
+    assert broken == [], broken
+    assert wide
 
 
 def test_hexdump_shows_accented_letters_decoded(demo, site_url):

@@ -113,34 +113,48 @@ def test_reference_solution_turns_every_criterion_ok(lesson):
     assert "os.replace" in widget(page, "nivel-2").locator(".exercise-solution__code").inner_text(timeout=VERDICT_TIMEOUT_MS)
 
 
+WRONG_DIAGNOSIS = {q["id"]: next(o["id"] for o in q["options"] if not o.get("correct"))
+                   for q in exercises.questions("nivel-2")}
+# What the code's explanations of the starter say: each one answers a diagnosis question.
+FAULT_WORDS = ("para escrita", "truncou", "0 bytes", "ponto A", "pendingToolUse", "os.replace", "esvazi",
+               "execute_tool", "Queda ")
+
+
 def test_the_code_criteria_keep_the_diagnosis_until_it_is_answered(browser, site_url):
-    """Nível 2's questions diagnose the starter; a blank Verificar on it must not state the answers
-    (the in-place write, point A) through the code criteria, their disk views or the timeline."""
+    """Nível 2's questions diagnose the starter; a Verificar on it must not state the answers (the
+    in-place write, point A) through the code criteria, their disk views or the timeline, neither
+    blank nor after a wrong guess at every question: only a right (or revealed) diagnosis opens them."""
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     try:
         page.goto(site_url + "licao-2/")
         section = widget(page, "nivel-2")
+        assert "Chutar não abre nada" in page.locator("article").inner_text()  # the statement says the rule
+
+        def assert_closed():
+            shown = section.locator(".exercise-criteria").inner_text() + section.locator(".exercise-summary").inner_text()
+            for words in FAULT_WORDS:
+                assert words not in shown, f"the check says {words!r} before the diagnosis: {shown}"
+            for code in ("escrita-atomica", "ponto-a"):
+                message = section.locator(f"li[data-criterion='{code}'] .exercise-criterion__message").inner_text()
+                assert "O diagnóstico vem primeiro" in message
+            assert section.locator(".exercise-timeline").is_hidden() and section.locator(".exercise-disk").is_hidden()
+
         assert verify(page, "nivel-2").startswith("2 de 6")  # the untouched starter, nothing answered
         failed = section.locator("li[data-criterion][data-state='falhou']")
         assert sorted(li.get_attribute("data-criterion") for li in failed.all()) == [
             "diagnostico-escrita", "diagnostico-ponto-a", "escrita-atomica", "ponto-a"]
-        shown = section.locator(".exercise-criteria").inner_text() + section.locator(".exercise-summary").inner_text()
-        for answer in ("para escrita", "ponto A", "pendingToolUse", "os.replace", "esvazi", "execute_tool"):
-            assert answer not in shown, f"the blank check says {answer!r}: {shown}"
-        for code in ("escrita-atomica", "ponto-a"):
-            message = section.locator(f"li[data-criterion='{code}'] .exercise-criterion__message").inner_text()
-            assert "perguntas do diagnóstico" in message
-        assert section.locator(".exercise-timeline").is_hidden() and section.locator(".exercise-disk").is_hidden()
-        # Some questions answered: still closed.
-        choose(page, "nivel-2", {"falha-escrita": "dumps"})
+        assert_closed()
+        # A wrong guess at every question, checked: still closed.
+        choose(page, "nivel-2", WRONG_DIAGNOSIS)
         verify(page, "nivel-2")
-        assert section.locator(".exercise-timeline").is_hidden()
-        # Every question answered (wrongly here) at a Verificar: the code criteria explain themselves.
-        choose(page, "nivel-2", {"efeito-escrita": "versao-antiga", "falha-ponto-a": next(
-            o["id"] for q in exercises.questions("nivel-2") if q["id"] == "falha-ponto-a" for o in q["options"] if not o.get("correct")),
-            "efeito-ponto-a": next(o["id"] for q in exercises.questions("nivel-2") if q["id"] == "efeito-ponto-a"
-                                   for o in q["options"] if not o.get("correct"))})
+        assert_closed()
+        # One criterion right, the other wrong: still closed.
+        choose(page, "nivel-2", {k: v for k, v in RIGHT_DIAGNOSIS.items() if k.endswith("escrita")})
+        verify(page, "nivel-2")
+        assert_closed()
+        # Every question right: the code criteria explain themselves.
+        choose(page, "nivel-2", RIGHT_DIAGNOSIS)
         verify(page, "nivel-2")
         atomic = section.locator("li[data-criterion='escrita-atomica'] .exercise-criterion__message").inner_text()
         assert atomic.startswith("Queda ") and "checkpoint.json" in atomic
@@ -196,8 +210,9 @@ def test_crash_timeline_selects_the_first_failure_and_shows_its_bytes(lesson):
     assert "Não é um JSON completo (0 bytes)" in detail.inner_text()
     # Issue 41, 4: the error is named where it arises (an empty text reaches json.loads).
     assert "na retomada, o texto lido seria vazio, e json.loads lançaria JSONDecodeError" in detail.inner_text()
+    # One sentence: "Queda n de N: falhou, logo depois…" (never "falhou. logo…").
     assert section.locator(".crash-timeline__live").inner_text().endswith(
-        "falhou. logo depois da abertura de checkpoint.json para escrita (criado agora).")
+        "falhou, logo depois da abertura de checkpoint.json para escrita (criado agora).")
     # The next crash tears the write that follows after its first byte: exactly that byte is on disk.
     chosen.focus()
     page.keyboard.press("ArrowRight")
@@ -340,7 +355,7 @@ def test_export_downloads_every_answer_in_the_cli_format(lesson, tmp_path):
     page, _ = lesson
     page.wait_for_timeout(600)  # past the save debounce
     with page.expect_download() as info:
-        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+        page.locator(".lesson-export").first.get_by_role("button", name="Exportar respostas").click()
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     doc = json.loads(path.read_text(encoding="utf-8"))
@@ -723,7 +738,7 @@ def test_written_answers_are_kept_exported_shown_beside_a_model_and_read_by_the_
     assert "os.replace" in model.inner_text()
     assert nivel2.locator(".exercise-writing[data-writing='segunda-falha'] .exercise-writing__model").count() == 0
     with page.expect_download() as info:
-        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+        page.locator(".lesson-export").first.get_by_role("button", name="Exportar respostas").click()
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     context.close()
@@ -791,6 +806,9 @@ def test_old_results_are_marked_focus_returns_and_ctrl_enter_works_anywhere(less
     assert section.get_attribute("data-stale") == "false"
     section.get_by_role("button", name="Executar").click()
     section.locator(".exercise-output__checkpoint").wait_for(timeout=VERDICT_TIMEOUT_MS)
+    # Executar on the code just verified gives no verdict and changes none: the results stay current.
+    assert section.get_attribute("data-stale") == "false" and section.locator(".exercise-stale").is_hidden()
+    set_code(page, "nivel-2", STARTER + "\n# mudou\n")
     assert section.get_attribute("data-stale") == "true" and section.locator(".exercise-stale").is_visible()
     # Verificar from the keyboard: the earlier output goes, the verdict is fresh, focus is back on the button.
     section.locator(".exercise-summary").evaluate("el => el.textContent = ''")
@@ -814,6 +832,7 @@ def test_a_syntax_error_is_explained_in_portuguese_with_code(lesson):
     text = executar_error(page, "nivel-2", "def run_agent(task, tools, call_model, execute_tool)\n    return {}\n")
     error = section.locator(".exercise-output__error")
     assert "Erro de sintaxe na linha 1" in text and "faltou" in text and "expected" not in text
+    assert "Corrija e execute de novo" in text  # Executar's own wording, not Verificar's
     assert "`" not in text and error.locator("code").count() >= 1
     set_code(page, "nivel-2", SOLUTION)
 
@@ -939,6 +958,13 @@ def test_failing_reveals_no_answer_and_mostrar_a_resposta_does_and_is_exported(b
     # "Mostrar a resposta" on one criterion: its label, right options and model explanations appear.
     target = asked[-1]
     item = section.locator(f"li[data-criterion='{target}']")
+    # Asked once before anything is recorded: a tap by mistake, answered "Cancelar", records nothing.
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    item.get_by_role("button", name="Mostrar a resposta").click()
+    page.wait_for_timeout(300)
+    assert item.locator(".exercise-criterion__answer").count() == 0
+    assert target not in (page.evaluate(f"JSON.parse(localStorage.getItem('licao-2/exercicio/{exercise_id}'))").get("revealed") or [])
+    page.once("dialog", lambda dialog: dialog.accept())
     item.get_by_role("button", name="Mostrar a resposta").click()
     item.locator(".exercise-criterion__answer").wait_for(timeout=VERDICT_TIMEOUT_MS)
     meta = exercises.load(exercise_id)
@@ -964,7 +990,7 @@ def test_failing_reveals_no_answer_and_mostrar_a_resposta_does_and_is_exported(b
     # The export records it, and the CLI reports it for that criterion.
     page.wait_for_timeout(600)
     with page.expect_download() as info:
-        page.locator(".lesson-export").get_by_role("button", name="Exportar respostas").click()
+        page.locator(".lesson-export").first.get_by_role("button", name="Exportar respostas").click()
     path = tmp_path / "respostas.json"
     info.value.save_as(path)
     doc = json.loads(path.read_text(encoding="utf-8"))

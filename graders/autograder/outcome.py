@@ -18,15 +18,14 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .. import exercises
+from ..grading import CLOSED_CODE_FEEDBACK
 from ..judge.ends import end_sentence, end_text
-from ..submission import SubmissionError, export_entries
 
 # Written beside graders/ in every generated autograder: what the instructor chose.
 CONFIG_NAME = "autograder.json"
-# The page's own words (docs/assets/javascripts/lesson/widget.js, CLOSED_FEEDBACK): a code criterion
-# of an exercise with `feedback_after_questions` says only this until every question is answered.
-CLOSED_FEEDBACK = ("Responda a todas as perguntas do diagnóstico e clique em Verificar para ver por que esta "
-                   "verificação falhou.")
+# The page's own words (graders.grading.CLOSED_CODE_FEEDBACK, shown by lesson/widget.js): a failed code
+# criterion of an exercise with `feedback_after_questions` says only this until the diagnosis is open.
+CLOSED_FEEDBACK = CLOSED_CODE_FEEDBACK
 ONLY_EXPORT_TEXT = ("só no arquivo exportado: este critério se responde com o arquivo .json que o botão "
                     "Exportar respostas do site baixa")
 # A file bigger than this is no submission of this lesson (the CLI itself reads at most 1 MB of one).
@@ -229,22 +228,13 @@ def _best(rows: list[dict], exercise: str, weights: dict) -> dict:
     return max(candidates, key=key)[1]
 
 
-def _answered_everything(paths: list[str], exercise: str) -> bool:
-    """Whether an export among `paths` answers every question of `exercise` (the page's rule for
-    `feedback_after_questions`: the code criteria explain themselves only then)."""
-    asked = [q["id"] for q in exercises.questions(exercise)]
-    for path in paths:
-        if not path.lower().endswith(".json"):
-            continue
-        try:
-            with open(path, encoding="utf-8-sig") as handle:
-                _, found = export_entries(handle.read())
-        except (OSError, UnicodeDecodeError, SubmissionError):
-            continue
-        answers = (found.get(exercise).answers if found.get(exercise) else None) or {}
-        if all(answers.get(q) not in (None, "", []) for q in asked):
-            return True
-    return False
+def _diagnosis_open(criteria: list[dict], exercise: str) -> bool:
+    """The page's rule (graders.grading.diagnosis_open) on the CLI's criteria: the code criteria of an
+    exercise with `feedback_after_questions` explain themselves only once every question's criterion
+    is right or its answer revealed, never by a guess being tried; a bare .py never opens them."""
+    asked = {q["criterion"] for q in exercises.questions(exercise)}
+    found = {c["id"]: c for c in criteria}
+    return all(found.get(cid, {}).get("passed") or found.get(cid, {}).get("revealed") for cid in asked)
 
 
 def allocate(weights: list[tuple[tuple, float]], total: float | None, places: int) -> dict[tuple, int]:
@@ -279,7 +269,7 @@ def build(run: CliRun, total: float | None, places: int = 2) -> Outcome:
         if rows:
             chosen[ex] = _best(rows, ex, w["criteria"])
             open_feedback[ex] = (not exercises.load(ex).get("feedback_after_questions")
-                                 or _answered_everything(chosen[ex]["files"], ex))
+                                 or _diagnosis_open(chosen[ex]["criteria"], ex))
         for cid in (report.get("columns") or {}).get(ex, {}).get("criteria", {}):
             keyed.append(((ex, cid), w["exercise"] * w["criteria"].get(cid, 1)))
     units = allocate(keyed, total, places)

@@ -187,7 +187,8 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
         return trace
 
     try:
-        verdict = grade(exercise, submission, os.path.basename(path), run=run)
+        # The report is the instructor's: every explanation stays (the page closes them for the student).
+        verdict = grade(exercise, submission, os.path.basename(path), run=run, close_diagnosis=False)
         if stop.is_set():
             return None  # its sandbox may have been killed under it: no verdict from a cut run
         # Read beside the verdict, never into it: the signs change no criterion and no grade.

@@ -24,16 +24,17 @@ def _without_praise(text: str) -> str:
     return re.sub(r"^Certo[.:]\s*", "", text, count=1)
 
 
-def _grade_question(question: dict, answer) -> tuple[bool, list[str], str]:
-    """(correct, feedback for what is wrong, feedback for the right answer)."""
+def _grade_question(question: dict, answer, name: str) -> tuple[bool, list[str], str]:
+    """(correct, feedback for what is wrong, feedback for the right answer); `name` is how a blank
+    or unknown answer names the question (its criterion's title, and its number there)."""
     options = {o["id"]: o for o in question["options"]}
     correct = {o["id"] for o in question["options"] if o.get("correct")}
-    prompt = _strip(question["prompt"])
+    prompt = name
     if question.get("type") == "multiple":
         chosen = answer if isinstance(answer, list) else []
         chosen_set = {c for c in chosen if isinstance(c, str)}
         if not chosen_set:
-            return False, [f"Sem resposta para: {prompt}"], ""
+            return False, [f"Sem resposta na {prompt}."], ""
         unknown = sorted(c for c in chosen_set if c not in options)
         notes = [f"Opção desconhecida: {c!r}." for c in unknown]
         # Aggregate on purpose: per-option feedback would let one click sort every option.
@@ -43,9 +44,9 @@ def _grade_question(question: dict, answer) -> tuple[bool, list[str], str]:
             notes.append(question.get("missing_feedback", MISSING_MARK))
         return not notes, notes, question.get("explanation", "") if not notes else ""
     if not isinstance(answer, str) or not answer:
-        return False, [f"Sem resposta para: {prompt}"], ""
+        return False, [f"Sem resposta na {prompt}."], ""
     if answer not in options:
-        return False, [f"Opção desconhecida {answer!r} para: {prompt}"], ""
+        return False, [f"Opção desconhecida {answer!r}: {prompt}."], ""
     if answer in correct:
         return True, [], options[answer]["feedback"]
     return False, [options[answer]["feedback"]], ""
@@ -70,14 +71,23 @@ def grade_answers(exercise_id: str, answers: dict | None, revealed=()) -> dict[s
     for question in exercises.questions(exercise_id):
         by_criterion.setdefault(question["criterion"], []).append(question)
     results = {}
+    titles = {c["id"]: _strip(c.get("title", c["id"])) for c in exercises.load(exercise_id)["criteria"]}
     for criterion, questions in by_criterion.items():
         notes, praise = [], []
-        for question in questions:
-            ok, wrong, right = _grade_question(question, answers.get(question["id"]))
-            notes.extend(wrong)
+        several = len(questions) > 1
+        for number, question in enumerate(questions, 1):
+            # Named by the title the page shows, not by the whole question (a paragraph, at times).
+            name = f"pergunta {number} de “{titles[criterion]}”" if several else f"pergunta “{titles[criterion]}”"
+            ok, wrong, right = _grade_question(question, answers.get(question["id"]), name)
+            if wrong:
+                # One block per question: two wrong answers never run together.
+                blank = wrong[0].startswith(("Sem resposta", "Opção desconhecida"))  # these name it already
+                notes.append((f"Pergunta {number}: " if several and not blank else "") + " ".join(wrong))
             if right:
                 praise.append(right)
         if notes:
+            # One line for every report (the CLI's are line-based); "Pergunta N:" starts each block,
+            # and the page shows each block apart.
             result = CriterionResult(criterion, False, " ".join(notes))
         else:
             # One "Certo:" for the criterion, not one per question.

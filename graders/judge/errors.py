@@ -24,6 +24,44 @@ _SIGNALS = {
 }
 
 
+# The common runtime errors, said in Portuguese; Python's own line is kept beside (it is what a
+# search or a teacher will recognise). Each pattern reads CPython's English message (3.11-3.14);
+# the last text is for a message the pattern does not match.
+_EXPLAINED = {
+    "NameError": (r"name '([^']+)' is not defined",
+                  "o nome `{0}` não existe neste ponto do código: falta defini-lo, importá-lo, ou há um erro de digitação",
+                  "um nome usado não existe neste ponto do código"),
+    "UnboundLocalError": (r"(?:cannot access local variable|local variable) '([^']+)'",
+                          "a variável `{0}` é usada nesta função antes de receber um valor (ela recebe um valor mais "
+                          "adiante na função, e por isso o Python a trata como local)",
+                          "uma variável é usada nesta função antes de receber um valor"),
+    "KeyError": (r"^(.+)$", "o dicionário não tem a chave {0}: confira o nome da chave, ou use `.get()` se ela puder faltar",
+                 "o dicionário não tem a chave pedida"),
+    "TypeError": (r"$^", "", "uma operação recebeu um valor de um tipo que ela não aceita: confira os argumentos e os "
+                  "tipos na linha indicada"),
+    "AttributeError": (r"'([^']+)' object has no attribute '([^']+)'",
+                       "um valor do tipo `{0}` não tem o atributo `{1}`: confira o nome, ou se o valor é o que você esperava",
+                       "o valor não tem o atributo pedido: confira o nome, ou se o valor é o que você esperava"),
+    "IndexError": (r"$^", "", "o índice passou do fim da lista (ou da sequência): ela tem menos elementos do que o código supõe"),
+    "ValueError": (r"$^", "", "a função recebeu um valor do tipo certo, mas que ela não aceita"),
+    "JSONDecodeError": (r"$^", "", "o texto lido não é um JSON completo e válido (um arquivo vazio ou cortado no meio, "
+                        "por exemplo)"),
+    "FileNotFoundError": (r"No such file or directory: '([^']+)'",
+                          "o arquivo `{0}` não existe (ainda): confira o caminho, ou se ele já foi gravado",
+                          "o arquivo pedido não existe (ainda): confira o caminho, ou se ele já foi gravado"),
+}
+
+
+def explain(name: str, text: str) -> str:
+    """The Portuguese explanation of a common runtime error ("" for the others)."""
+    known = _EXPLAINED.get((name or "").rsplit(".", 1)[-1])
+    if not known:
+        return ""
+    pattern, with_parts, plain = known
+    match = re.search(pattern, text or "")
+    return with_parts.format(*(_short(g, 80) for g in match.groups())) if match and with_parts else plain
+
+
 def signal_text(number) -> str:
     """“o processo foi encerrado pelo sinal 2, SIGINT: …”: the number said with what it usually means
     (no parentheses: messages quote it inside theirs)."""
@@ -61,6 +99,9 @@ def describe(report: dict) -> str:
         return ("o código tentou iniciar uma thread, e o Python do navegador não tem threads: grave o "
                 "checkpoint na própria função (a correção na linha de comando aceita threads)")
     message = f"{name}: {text}" if text else name
+    meaning = explain(name, text)
+    if meaning:
+        message += f" — {meaning}"
     if "EXDEV" in text:
         message += (" — EXDEV: o temporário está em outro sistema de arquivos (como /tmp em muitas máquinas), e "
                     "os.replace só substitui arquivos dentro do mesmo; crie o temporário no diretório do checkpoint")
@@ -83,6 +124,10 @@ def traceback_text(report: dict) -> str:
             lines.append(f"    {_short(line, 200).strip()}")
     name, text = _short(report.get("exc_type"), 80), _short(report.get("exc_text"))
     lines.append(f"{name}: {text}" if text else name)
+    meaning = explain(name, text)
+    if meaning:
+        plain = meaning.replace("`", "")  # the traceback is shown as plain text
+        lines.append(f"Em português: {plain[:1].upper() + plain[1:]}.")
     return "\n".join(lines)
 
 

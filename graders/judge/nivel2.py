@@ -19,7 +19,7 @@ CHECKPOINT = "checkpoint.json"
 # is judged; any other file (history copies, archives, other names) is not.
 JUDGED = (("checkpoint.json",), ("checkpoints", "checkpoint.json"))
 CODE_CRITERIA = ("escrita-atomica", "ponto-a", "seis-campos", "executavel")
-TITLES = {"executavel": "O código corrigido roda até o fim"}
+TITLES = {"executavel": "O código roda até o fim"}
 
 
 def job() -> dict:

@@ -104,6 +104,7 @@ function fitDump(pre, bytes, start) {
 }
 
 function render(result, host) {
+  const kills = result.writers[0]?.kills ?? 0;
   // A power loss that leaves the file unreadable is as much a failure as a killed process that does:
   // both columns mark it alike, and the one writer that survives both is marked as the clean row.
   const rows = result.writers.map((w) => {
@@ -112,15 +113,15 @@ function render(result, host) {
       node("th", { scope: "row" }, w.name, clean ? node("span", { class: "torn-demo__clean" }, " ✓ sempre legível") : ""),
       node("td", { class: "torn-demo__count", "data-unreadable": String(w.unreadable) }, `${w.unreadable} de ${w.kills}`),
       node("td", { class: "torn-demo__count", "data-power-unreadable": String(w.power.unreadable) }, `${w.power.unreadable} de ${w.power.kills}`),
-      node("td", { class: "torn-demo__count" }, String(w.absent)));
+      node("td", { class: "torn-demo__count", "data-absent": String(w.absent) }, `${w.absent} de ${w.kills}`));
   });
   const table = node("table", { class: "torn-demo__table" },
     node("caption", {},
-      "Quedas em momentos sorteados, em cada versão de save_checkpoint (quatro gravações seguidas): quantas deixaram o checkpoint.json ilegível. ",
+      `Quedas em momentos sorteados, em cada versão de save_checkpoint (quatro gravações seguidas): quantas deixaram o checkpoint.json ilegível. `,
       node("span", { class: "torn-demo__legend" },
-        node("strong", {}, "Processo morto"), ": só o processo morre; o que ele já entregou ao sistema operacional fica. ",
-        node("strong", {}, "Falta de energia"), ": a máquina desliga; só fica o que um os.fsync já levou ao disco. ",
-        node("strong", {}, "Ainda sem checkpoint"), ": quedas antes da primeira gravação, que não deixam arquivo nenhum (a retomada começa do zero, o que é correto).")),
+        node("strong", {}, "Processo morto"), `: das ${kills} quedas sorteadas, contadas as que vieram antes de haver checkpoint; só o processo morre, e o que ele já entregou ao sistema operacional fica. `,
+        node("strong", {}, "Falta de energia"), ": das quedas sorteadas entre duas operações (uma queda no meio de uma escrita só acontece com o processo morto); a máquina desliga, e só fica o que um os.fsync já levou ao disco. ",
+        node("strong", {}, "Ainda sem checkpoint"), `: das mesmas ${kills} quedas, as que vieram antes da primeira gravação e não deixaram arquivo nenhum (a retomada começa do zero, o que é correto).`)),
     node("thead", {}, node("tr", {}, node("th", { scope: "col" }, "Versão"),
       node("th", { scope: "col" }, "Processo morto"), node("th", { scope: "col" }, "Falta de energia"),
       node("th", { scope: "col" }, "Ainda sem checkpoint"))),
@@ -128,9 +129,13 @@ function render(result, host) {
   const parts = [node("div", { class: "torn-demo__table-box" }, table)];
   const torn = result.writers.find((w) => w.example);
   if (torn) {
+    const size = torn.example.size === 1 ? "1 byte" : `${torn.example.size} bytes`;
+    // "…depois de 521 bytes" already says the size: it is not said twice.
+    const sized = torn.example.where.endsWith(`depois de ${size}`) ? "" : ` O arquivo ficou com ${size}.`;
     parts.push(
-      node("p", {}, `Um dos arquivos que a versão “${torn.name}” deixou (o processo morreu ${torn.example.where}): `,
-        `${torn.example.size === 1 ? "1 byte" : `${torn.example.size} bytes`}. O fim do arquivo, byte a byte — é onde a escrita foi cortada, e por que a retomada falharia ao carregá-lo:`),
+      node("p", {}, `Um dos arquivos que a versão “${torn.name}” deixou: o processo morreu ${torn.example.where}.${sized} `,
+        "O fim do arquivo, byte a byte — é onde a escrita foi cortada, e por que a retomada falharia ao carregá-lo. Em cada linha: a posição no " +
+        "arquivo (em hexadecimal), os bytes em hexadecimal e os mesmos bytes como texto (· onde não são texto)."),
       node("pre", { class: "torn-demo__bytes", tabindex: "0" }));
   }
   host.replaceChildren(...parts);

@@ -123,7 +123,12 @@ export function mountExport(root = document) {
       if (input) wireField(input, kind);
     }
     const button = host.querySelector("button");
-    button?.addEventListener("click", exportAnswers);
+    const done = host.querySelector(".lesson-export__done");
+    button?.addEventListener("click", () => {
+      const doc = exportAnswers();
+      // Said where the student clicked: the file's name, and that it went to the downloads.
+      if (done) done.textContent = `Baixado: “${exportFileName(doc.student ?? "")}”, na pasta de downloads. Entregue-o ao professor.`;
+    });
     if (button) button.disabled = false;
     host.dataset.mounted = "true";
   }

@@ -41,28 +41,65 @@ export function load(exerciseId) {
 }
 
 function setAside(exerciseId, raw, reason) {
-  const store = storage();
-  const asideKey = `${ASIDE}${exerciseId}/${new Date().toISOString()}`;
+  const asideKey = putAside(exerciseId, raw);
+  if (!asideKey) return `${reason}; ele continua guardado neste navegador, sem alteração`;
   try {
-    store?.setItem(asideKey, raw);
-    store?.removeItem(key(exerciseId));
+    storage()?.removeItem(key(exerciseId));
   } catch {
     return `${reason}; ele continua guardado neste navegador, sem alteração`;
   }
   return `${reason}. Ele foi guardado à parte neste navegador, e nada foi apagado`;
 }
 
+/** Keep `raw` under a key of its own beside the records; the key, or null when it could not be kept. */
+export function putAside(exerciseId, raw) {
+  const store = storage();
+  if (!store || raw == null) return null;
+  // Two asides in one millisecond (two tabs) must not share a key.
+  const asideKey = `${ASIDE}${exerciseId}/${new Date().toISOString()}-${Math.random().toString(36).slice(2, 8)}`;
+  try {
+    store.setItem(asideKey, raw);
+    return asideKey;
+  } catch {
+    return null;
+  }
+}
+
+/** A record kept aside by putAside (null when it is gone or unreadable). */
+export function readAside(asideKey) {
+  try {
+    const record = JSON.parse(storage()?.getItem(asideKey) ?? "null");
+    return record && typeof record === "object" && record.version === RECORD_VERSION ? record : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Merge `fields` into the stored record. Every save numbers the record (`rev`), so a tab can tell
+ * whether another tab saved since it last read it. The saved record, or null when it could not be. */
 export function save(exerciseId, fields) {
   const store = storage();
-  if (!store) return false;
+  if (!store) return null;
   const previous = load(exerciseId).record ?? {};
-  const record = { ...previous, ...fields, version: RECORD_VERSION, updatedAt: new Date().toISOString() };
+  const rev = (Number.isInteger(previous.rev) ? previous.rev : 0) + 1;
+  const record = { ...previous, ...fields, version: RECORD_VERSION, rev, updatedAt: new Date().toISOString() };
+  for (const [name, value] of Object.entries(record)) if (value === undefined) delete record[name];
   try {
     store.setItem(key(exerciseId), JSON.stringify(record));
-    return true;
+    return record;
   } catch {
-    return false;
+    return null;
   }
+}
+
+/** Call `changed()` whenever another tab of this browser writes the exercise's record (the
+ * `storage` event fires in every other same-origin document, never in the one that wrote). */
+export function onOtherTabSave(exerciseId, changed) {
+  const listener = (event) => {
+    if (event.key === key(exerciseId) || event.key === null) changed();
+  };
+  globalThis.addEventListener?.("storage", listener);
+  return () => globalThis.removeEventListener?.("storage", listener);
 }
 
 /** Every exercise's usable record, for the progress view and the export (read only). */

@@ -176,15 +176,19 @@ export function renderTimeline(host, timeline, { prefix = "linha", initial = nul
     powerBox.hidden = !power;
     if (power) {
       const powerDisk = timeline.disks[power.disk];
+      // Under a crash that already fails, a power loss that adds nothing is the same failure, not "ok".
+      const same = power.outcome !== "falhou" && point.outcome === "falhou";
+      const badge = power.outcome === "falhou" ? (graded ? "falhou" : "aviso") : same ? "falhou" : "ok";
+      const text = same
+        ? "Uma falta de energia aqui deixaria o mesmo que o processo morto: o mesmo problema descrito acima."
+        : power.message || "A falta de energia deixaria o mesmo que o processo morto: nada a temer aqui.";
       powerWhere.replaceChildren(
-        node("span", { class: "crash-timeline__badge", "data-outcome": power.outcome === "falhou" ? (graded ? "falhou" : "aviso") : "ok" },
-          power.outcome === "falhou" ? (graded ? "falhou" : "aviso") : "ok"), " ",
-        rich(power.message || "A falta de energia deixaria o mesmo que o processo morto: nada a temer aqui."));
+        node("span", { class: "crash-timeline__badge", "data-outcome": badge }, badge), " ", rich(text));
       powerNote.textContent = power.outcome === "falhou" ? diskNote(powerDisk) : "";
       powerFound.hidden = power.outcome !== "falhou";
       fillLines(powerFound, power.outcome === "falhou" ? diskText(powerDisk, timeline.path) : "");
     }
-    live.textContent = `${pointName(point, total)}: ${outcome}. ${point.where}.`;
+    live.textContent = `${pointName(point, total)}: ${outcome}, ${point.where}.`;
   }
 
   function onKey(event) {

@@ -16,7 +16,9 @@ const RESTARTING = "Reiniciando o Python…"; // a new Python replaces one Parar
 const mounted = new Set();
 const STATE_TEXT = { pendente: "pendente", ok: "ok", falhou: "falhou" };
 // A failed code criterion, while the diagnosis it would give away is still unanswered.
-const CLOSED_FEEDBACK = "Responda a todas as perguntas do diagnóstico e clique em Verificar para ver por que esta verificação falhou.";
+// The same line as graders.grading.CLOSED_CODE_FEEDBACK (a verdict saved before the rule still shows it).
+const CLOSED_FEEDBACK = "O diagnóstico vem primeiro: acerte as perguntas de diagnóstico (ou peça para ver a resposta) " +
+  "e verifique de novo para ver por que esta verificação falhou. Para ver o que o seu código faz, use Executar.";
 const STALE_TEXT = {
   run: "Os resultados abaixo são de antes da última execução: verifique de novo para atualizá-los.",
   edit: "Os resultados abaixo são de antes da sua última mudança no código ou nas respostas: verifique de novo para atualizá-los.",
@@ -88,12 +90,19 @@ export class ExerciseWidget {
     const focused = this.section.contains(document.activeElement) ? document.activeElement : null;
     const { record, problem } = storage.load(this.id);
     this.hadRecord = Boolean(record); // a record that vanishes later was cleared by the browser
+    this.rev = record?.rev; // the saved version this tab shows: another tab's save has a newer one
     // Criteria whose questions were all answered at some Verificar (a real attempt), and those
     // whose answer the student chose to see: both kept in the record; `revealed` is exported.
     this.attempted = new Set(Array.isArray(record?.attempted) ? record.attempted : []);
     this.revealed = new Set(Array.isArray(record?.revealed) ? record.revealed : []);
     this.alertBox = el("div", { class: "exercise-alert admonition warning", role: "alert", hidden: true });
-    this.section.prepend(this.alertBox);
+    this.conflictBox = el("div", { class: "exercise-conflict admonition warning", role: "alert", hidden: true },
+      el("p", { class: "exercise-conflict__text" }),
+      el("p", { class: "exercise-conflict__actions" },
+        el("button", { type: "button", class: "md-button", onclick: () => this.useOtherVersion() }, "Trocar pela outra versão"),
+        " ",
+        el("button", { type: "button", class: "md-button", onclick: () => this.keepThisVersion() }, "Ficar com esta")));
+    this.section.prepend(this.alertBox, this.conflictBox);
     if (problem) this.alert(`Atenção: ${problem}. Este exercício recomeça do código inicial.`);
     // Without a saved record, keep what the student may already have ticked while the page loaded.
     this.applyOptionOrder(record?.order);
@@ -117,7 +126,10 @@ export class ExerciseWidget {
       this.verdictOf = typeof record.verdictOf === "string" ? record.verdictOf : this.inputsKey();
       this.checkStale();
     }
+    this.shownVerdict = JSON.stringify(record?.lastVerdict ?? null);
+    this.showConflict(record?.conflict);
     this.lastSaved = JSON.stringify(this.fields()); // visiting alone writes nothing
+    this.stopSync = storage.onOtherTabSave(this.id, () => this.onOtherTabSave());
     this.unsubscribe = this.runtime.onState((state, detail) => this.onRuntimeState(state, detail));
     // Ctrl+Enter verifies from anywhere in the exercise (the editor handles it itself too).
     this.section.addEventListener("keydown", (event) => {
@@ -146,6 +158,7 @@ export class ExerciseWidget {
   dispose() {
     this.saveNow();
     this.unsubscribe?.();
+    this.stopSync?.();
     this.themeObserver?.disconnect();
     mounted.delete(this);
   }
@@ -272,7 +285,8 @@ export class ExerciseWidget {
     this.status = el("span", { class: "exercise-status", role: "status", "aria-live": "polite" });
     const bar = el("div", { class: "exercise-toolbar", role: "group", "aria-label": `Ações do exercício ${this.data.title}` },
       ...Object.values(this.buttons), this.status);
-    const anchor = this.section.querySelector(".exercise-criteria__title");
+    // Above the summary the build put in place (or the criteria's title, on an older page).
+    const anchor = this.section.querySelector(".exercise-summary") ?? this.section.querySelector(".exercise-criteria__title");
     this.output = el("div", { class: "exercise-output", hidden: true });
     this.unavailable = el("div", { class: "exercise-unavailable admonition failure", role: "alert", hidden: true },
       el("p", { class: "exercise-unavailable__text" }),
@@ -330,7 +344,10 @@ export class ExerciseWidget {
 
   mountResults() {
     const list = this.section.querySelector(".exercise-criteria");
-    this.summary = el("p", { class: "exercise-summary", role: "status", "aria-live": "polite" });
+    // Above the criteria, built into the page one line high (sitebuild/exercise_fence.py): the
+    // first verdict fills it without moving them.
+    this.summary = this.section.querySelector(".exercise-summary") ??
+      el("p", { class: "exercise-summary", role: "status", "aria-live": "polite" });
     this.staleNote = el("p", { class: "exercise-stale", hidden: true }, STALE_TEXT.run);
     this.disk = el("details", { class: "exercise-disk", hidden: true },
       el("summary", {}, "O que ficou em disco na queda simulada"),
@@ -341,22 +358,28 @@ export class ExerciseWidget {
       el("div", { class: "crash-timeline" }));
     this.solution = el("div", { class: "exercise-solution", hidden: true },
       el("button", { type: "button", class: "md-button", onclick: () => this.revealSolution() }, "Ver a solução de referência"));
-    list.before(this.staleNote);
-    list.after(this.summary, this.disk, this.timelineBox, this.solution);
+    const title = this.section.querySelector(".exercise-criteria__title");
+    if (!this.summary.isConnected) title.before(this.summary);
+    title.before(this.staleNote); // hidden until results are outdated
+    list.after(this.disk, this.timelineBox, this.solution);
+    // Notes that come after a tap (keeping the work, mountToolbar) go last: nothing above them moves.
+    this.solution.after(this.note);
   }
 
-  /** Whether the code criteria may explain themselves. An exercise whose questions diagnose its
-   * starter (`feedback_after_questions` in exercise.toml) keeps those explanations, the disk views
-   * and the timeline closed until every question has been answered at a Verificar: on the
-   * untouched starter they would state the diagnosis the questions ask for. */
-  codeFeedbackOpen() {
-    return !this.data.feedbackAfterQuestions || [...this.asked].every((id) => this.attempted.has(id));
+  /** Whether the code criteria may explain themselves: the rule of graders.grading.diagnosis_open,
+   * applied again to a verdict saved before it. An exercise whose questions diagnose its starter
+   * (`feedback_after_questions` in exercise.toml) keeps the code's explanations, disk views and
+   * timeline closed until every question's criterion is answered right or its answer revealed. */
+  codeFeedbackOpen(verdict) {
+    if (!this.data.feedbackAfterQuestions) return true;
+    const byId = new Map(verdict.criteria.map((c) => [c.id, c]));
+    return [...this.asked].every((id) => byId.get(id)?.passed || byId.get(id)?.revealed);
   }
 
   setCriterion(li, criterion) {
     const state = criterion.passed ? "ok" : "falhou";
     const id = li.dataset.criterion;
-    const closed = !this.asked.has(id) && !this.codeFeedbackOpen();
+    const closed = !this.asked.has(id) && !this.feedbackOpen;
     li.dataset.state = state;
     // The full criterion states the answer: it replaces the neutral title only once the student
     // answered it right or chose to see it (an older verdict may carry labels for every criterion).
@@ -367,7 +390,8 @@ export class ExerciseWidget {
     li.querySelectorAll(".exercise-criterion__message, .exercise-criterion__answer, .exercise-criterion__reveal").forEach((m) => m.remove());
     let text = state === "falhou" ? criterion.message : criterion.hint;
     if (closed) text = state === "falhou" ? CLOSED_FEEDBACK : null;
-    if (text) li.append(el("p", { class: "exercise-criterion__message" }, richText(text)));
+    // One block per question: the grader starts each with "Pergunta N:" (graders/judge/answers.py).
+    if (text) li.append(...text.split(/\s+(?=Pergunta \d+: )/).map((block) => el("p", { class: "exercise-criterion__message" }, richText(block))));
     if (criterion.revealed && criterion.answer) {
       li.append(el("div", { class: "exercise-criterion__answer" },
         el("p", {}, el("strong", {}, "Resposta"), " (revelada a seu pedido; isso fica registrado no que você exportar):"),
@@ -385,7 +409,7 @@ export class ExerciseWidget {
     this.section.dataset.stale = String(stale);
     this.staleWhy = stale ? why : null;
     this.staleNote.textContent = STALE_TEXT[why];
-    this.staleNote.hidden = !stale || !this.summary.textContent;
+    this.staleNote.hidden = !stale || !this.checked;
   }
 
   /** What a verdict was given for: the code and the answers (a short fingerprint, kept with the record). */
@@ -402,6 +426,8 @@ export class ExerciseWidget {
   }
 
   renderVerdict(verdict, { restored = false } = {}) {
+    this.checked = true;
+    this.feedbackOpen = this.codeFeedbackOpen(verdict);
     let firstDisk = null;
     for (const c of verdict.criteria) {
       const li = this.criteria.get(c.id);
@@ -420,7 +446,7 @@ export class ExerciseWidget {
     this.markStale(false);
     // The timeline shows every crash with its disk view; the single disk panel is for the others.
     // The disk panel is for a simulated crash; Nível 1's disk views are in the messages already.
-    const open = this.codeFeedbackOpen();
+    const open = this.feedbackOpen;
     this.renderDisk(!open || verdict.timeline || !firstDisk?.crash?.startsWith("Queda") ? null : firstDisk);
     this.renderTimeline(open ? verdict.timeline : null);
     this.solution.hidden = !(verdict.passed && this.data.starter != null);
@@ -443,6 +469,7 @@ export class ExerciseWidget {
   }
 
   showError(text) {
+    this.checked = true;
     this.summary.replaceChildren(richText(text));
     this.summary.dataset.state = "falhou";
   }
@@ -500,7 +527,8 @@ export class ExerciseWidget {
       answered.forEach((id) => this.attempted.add(id));
       this.renderVerdict(reply.verdict);
       this.verdictOf = inputs;
-      storage.save(this.id, { passed: reply.verdict.passed, lastVerdict: reply.verdict, verdictOf: inputs,
+      this.shownVerdict = JSON.stringify(reply.verdict);
+      this.saveMeta({ passed: reply.verdict.passed, lastVerdict: reply.verdict, verdictOf: inputs,
         attempted: [...this.attempted] });
       this.status.textContent = "Verificação concluída.";
     } catch (error) {
@@ -510,7 +538,18 @@ export class ExerciseWidget {
       this.setBusy(false);
       this.checkStale(); // typed while the check ran: the new verdict is already behind
       this.returnFocus(origin, this.buttons.verify);
+      this.bringIntoView(this.summary);
     }
+  }
+
+  /** Scroll `target` (the summary) to just under the sticky header when it is not all on screen;
+   * the focus stays where it is (in the editor after Ctrl+Enter): scrolling never moves it. */
+  bringIntoView(target) {
+    if (!this.section.isConnected || target.hidden) return;
+    const rect = target.getBoundingClientRect();
+    const top = headerBottom();
+    if (rect.top >= top && rect.bottom <= window.innerHeight) return;
+    window.scrollBy({ top: rect.top - top, behavior: "instant" });
   }
 
   /** After a run, focus goes back where the student was (the button they pressed), not to <body>. */
@@ -525,7 +564,7 @@ export class ExerciseWidget {
     if (this.busy) return;
     const origin = document.activeElement;
     this.saveNow();
-    this.markStale(true);
+    // Executar gives no verdict: the results stay current unless the code differs (checkStale).
     this.setBusy(true, this.runtime.state === "ready" ? "Executando…" : this.waitText());
     try {
       const reply = await this.runtime.call({ action: "run", exercise: this.id, code: this.code() });
@@ -578,8 +617,10 @@ export class ExerciseWidget {
   /** "Mostrar a resposta": recorded first (record and export), then shown by a new verdict. */
   async reveal(criterion) {
     if (this.busy || !this.attempted.has(criterion)) return;
+    // Asked once, before anything is recorded: a tap by mistake records nothing.
+    if (!window.confirm("Mostrar a resposta deste critério? Isso fica registrado no seu progresso e no arquivo que você exportar.")) return;
     this.revealed.add(criterion);
-    storage.save(this.id, { revealed: [...this.revealed] });
+    this.saveMeta({ revealed: [...this.revealed] });
     await this.verify();
     this.criteria.get(criterion)?.querySelector(".exercise-criterion__answer")?.setAttribute("tabindex", "-1");
     this.criteria.get(criterion)?.querySelector(".exercise-criterion__answer")?.focus();
@@ -616,16 +657,37 @@ export class ExerciseWidget {
     return fields;
   }
 
+  /** Typed or ticked here and not saved yet. */
+  dirty() {
+    return JSON.stringify(this.fields()) !== this.lastSaved;
+  }
+
+  /** Fields that are not the student's work (a verdict, a reveal): saved over whatever version is
+   * stored; this tab's version number moves on only if it already showed the stored one. */
+  saveMeta(fields) {
+    const before = storage.peek(this.id).record?.rev;
+    const saved = storage.save(this.id, fields);
+    if (saved && before === this.rev) this.rev = saved.rev;
+  }
+
   saveNow() {
     clearTimeout(this.saveTimer);
     // Also after instant navigation detached the section: its inputs still hold the answers.
     const fields = this.fields();
     const text = JSON.stringify(fields);
     if (text === this.lastSaved) return;
-    const cleared = this.hadRecord && storage.peek(this.id).raw == null;
-    if (storage.save(this.id, fields)) {
+    const stored = storage.peek(this.id);
+    const cleared = this.hadRecord && stored.raw == null;
+    // Another tab saved this exercise since this one last read it, and this tab has changes too:
+    // both versions are kept (the other one aside) and both tabs say so.
+    const conflict = stored.record && stored.record.rev !== this.rev && !sameWork(stored.record, fields)
+      ? storage.putAside(this.id, stored.raw) : null;
+    const saved = storage.save(this.id, conflict ? { ...fields, conflict: { aside: conflict, at: new Date().toISOString() } } : fields);
+    if (saved) {
       this.lastSaved = text;
       this.hadRecord = true;
+      this.rev = saved.rev;
+      if (conflict) this.showConflict(saved.conflict);
       if (cleared) {
         this.alert("O navegador apagou o que esta página tinha guardado deste exercício (alguns apagam os dados de um " +
           "site depois de dias sem visita, ou quando alguém limpa os dados de navegação). O que está na tela continua " +
@@ -638,6 +700,81 @@ export class ExerciseWidget {
         "Ele continua aqui até você fechar a aba; para guardar uma cópia, use “Baixar .py” ou “Exportar respostas”.");
     }
   }
+
+  // --- other tabs ---------------------------------------------------------------------------
+
+  /** Another tab saved this exercise: show its version, unless this tab has unsaved changes of its
+   * own (then saving them now keeps the other version aside and tells the student). */
+  onOtherTabSave() {
+    if (!this.section.isConnected) return;
+    const { record } = storage.peek(this.id);
+    if (!record || record.rev === this.rev) return;
+    if (this.dirty()) this.saveNow();
+    else this.adopt(record);
+  }
+
+  /** Show a saved version of this exercise (another tab's) in place of what this tab shows. */
+  adopt(record) {
+    this.rev = record.rev;
+    this.hadRecord = true;
+    this.applyOptionOrder(record.order);
+    this.restoreAnswers(record.answers ?? {});
+    this.restoreTexts(record.texts ?? {});
+    this.updateWritings();
+    if (this.editor && typeof record.code === "string" && record.code !== this.code()) this.editor.setText(record.code);
+    this.attempted = new Set(Array.isArray(record.attempted) ? record.attempted : []);
+    this.revealed = new Set(Array.isArray(record.revealed) ? record.revealed : []);
+    const verdict = JSON.stringify(record.lastVerdict ?? null);
+    if (record.lastVerdict && verdict !== this.shownVerdict && !this.busy) {
+      this.shownVerdict = verdict;
+      this.renderVerdict(record.lastVerdict, { restored: true });
+    }
+    if (typeof record.verdictOf === "string") this.verdictOf = record.verdictOf;
+    this.lastSaved = JSON.stringify(this.fields());
+    clearTimeout(this.saveTimer); // the editor's change event must not save the adopted text back
+    this.checkStale();
+    this.showConflict(record.conflict);
+  }
+
+  showConflict(conflict) {
+    this.conflict = conflict && typeof conflict.aside === "string" ? conflict : null;
+    this.conflictBox.hidden = !this.conflict;
+    if (!this.conflict) return;
+    this.conflictBox.querySelector(".exercise-conflict__text").textContent =
+      "Este exercício foi mudado em duas abas ao mesmo tempo. Nada se perdeu: esta aba mostra a versão " +
+      "guardada por último, e a outra ficou guardada à parte neste navegador. Você pode trocar uma pela outra " +
+      "(a que sai também fica guardada) ou ficar com esta.";
+  }
+
+  /** Swap the version on screen with the one kept aside; the one leaving is kept aside in turn. */
+  useOtherVersion() {
+    const other = this.conflict && storage.readAside(this.conflict.aside);
+    if (!other) {
+      this.showConflict(null);
+      this.alert("A outra versão não está mais guardada neste navegador.");
+      return;
+    }
+    this.saveNow();
+    const aside = storage.putAside(this.id, storage.peek(this.id).raw);
+    const work = Object.fromEntries(WORK_FIELDS.filter((f) => f in other).map((f) => [f, other[f]]));
+    const saved = storage.save(this.id, { ...work, conflict: aside ? { aside, at: new Date().toISOString() } : undefined });
+    if (saved) this.adopt(saved);
+  }
+
+  keepThisVersion() {
+    this.saveNow();
+    const saved = storage.save(this.id, { conflict: undefined });
+    if (saved) this.adopt(saved);
+    else this.showConflict(null);
+  }
+}
+
+// What a tab's version of an exercise is made of (the rest, verdicts and marks, follows from it).
+const WORK_FIELDS = ["answers", "code", "texts", "hiddenTexts", "order", "revealed"];
+
+function sameWork(record, fields) {
+  const pick = (source) => JSON.stringify(["answers", "code", "texts"].map((f) => source[f] ?? null));
+  return pick(record) === pick(fields);
 }
 
 /** Save every widget of the page now (before an export or when the tab goes away). */
