@@ -50,8 +50,10 @@ class Folder:
         # it as /tmp too (the supervisor maps every name there: graders/trace/kernel/target.py), so a link
         # to "/tmp/x" leads into it, as it does under bubblewrap, where that folder is /tmp itself. Only
         # for following links: the folders are listed once, by their real names.
-        self.aliases = [("/tmp", root.node) for root in roots
-                        if root.role == "tmp" and posixpath.normpath(root.path) != "/tmp"]
+        # The run's own /dev/shm likewise (a folder of the sandbox in reduced mode).
+        seen_as = {"tmp": "/tmp", "shm": "/dev/shm"}
+        self.aliases = [(seen_as[root.role], root.node) for root in roots
+                        if root.role in seen_as and posixpath.normpath(root.path) != seen_as[root.role]]
 
     def _initial(self, entry: dict):
         node_id = int(entry["node"])

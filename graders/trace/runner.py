@@ -44,6 +44,49 @@ def _frames(exc, filename):
             for f in traceback.extract_tb(exc.__traceback__) if f.filename == filename]
 
 
+# spawn and forkserver children are fresh interpreters where `solucao` (made from source, never a
+# file) cannot be imported, so a function or class of it sent to them (Pool.map, ProcessPoolExecutor,
+# a Process target) would not unpickle. What multiprocessing pickles of it carries the source instead,
+# run once per process into a module of that name, as spawn re-runs a main module.
+_REBUILD = ("(lambda sys: __import__('functools').reduce(getattr, Q.split('.'), sys.modules.get('solucao') or "
+            "(lambda m: [sys.modules.__setitem__('solucao', m), m.__dict__.__setitem__('__file__', F), "
+            "exec(compile(S, F, 'exec', dont_inherit=True), m.__dict__), m][-1])(type(sys)('solucao'))))"
+            "(__import__('sys'))")
+
+
+def _carry_source(source, filename):
+    """Give multiprocessing's pickler that recipe once it is imported (never imported for it: a run
+    that does not use multiprocessing pays nothing)."""
+    function = type(_carry_source)
+
+    def reducer_override(self, obj):
+        if isinstance(obj, (type, function)) and getattr(obj, "__module__", None) == STUDENT_MODULE:
+            qualname = getattr(obj, "__qualname__", "")
+            if qualname and "<" not in qualname:
+                return eval, (_REBUILD, {"S": source, "F": filename, "Q": qualname})
+        return NotImplemented
+
+    class Finder:
+        @staticmethod
+        def find_spec(name, path=None, target=None):
+            if name != "multiprocessing.reduction":
+                return None
+            path_finder = next((f for f in sys.meta_path if getattr(f, "__name__", "") == "PathFinder"), None)
+            spec = path_finder.find_spec(name, path, target) if path_finder else None
+            if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+                return spec
+            run = spec.loader.exec_module
+
+            def exec_module(module):
+                run(module)
+                module.ForkingPickler.reducer_override = reducer_override
+
+            spec.loader.exec_module = exec_module
+            return spec
+
+    sys.meta_path.insert(0, Finder)
+
+
 def call_job(code_or_source, filename, job, call_model, execute_tool, returned):
     """Load the student's code and call `job["function"]`; returns the (untrusted) report."""
     report = {"kind": "ok", "phase": "load"}
@@ -53,6 +96,7 @@ def call_job(code_or_source, filename, job, call_model, execute_tool, returned):
             linecache.cache[filename] = (len(code_or_source), None,
                                          code_or_source.splitlines(keepends=True), filename)
             code = compile(code_or_source, filename, "exec", dont_inherit=True)
+            _carry_source(code_or_source, filename)
         else:
             code = code_or_source
         module = type(sys)(STUDENT_MODULE)  # types.ModuleType, without importing types

@@ -86,6 +86,8 @@ EXCLUDED = {
     # Run for real they would write a fixed name in the machine's /tmp, shared by every run.
     "ok_tmp_scratch_copy_replace": "writes a fixed name in the machine's /tmp when run for real",
     "ok_tmp_log_hardcoded": "writes a fixed name in the machine's /tmp when run for real",
+    "ok_link_to_dev_shm": "writes a fixed name in the machine's /dev/shm when run for real",
+    "bad_link_to_dev_shm_in_place": "writes a fixed name in the machine's /dev/shm when run for real",
     # Stores through a shared mapping are no syscalls: strace can only kill before the ftruncate or after
     # the stores, where a real SIGKILL can land between them (the replay keeps that state, zeros and all).
     "bad_mmap_in_place": "mmap stores are not syscalls: strace cannot kill between the ftruncate and them",

@@ -132,8 +132,11 @@ ERRNO_PLAIN = {
     "msgctl": errno.ENOSYS, "semop": errno.ENOSYS, "semtimedop": errno.ENOSYS, "semctl": errno.ENOSYS,
     "pidfd_send_signal": errno.EPERM,
 }
-# Reduced mode only: no new sessions or groups, so killing the process group kills everything.
-ERRNO_REDUCED = {"setsid": errno.EPERM, "setpgid": errno.EPERM}
+# Reduced mode only: no new sessions or groups, so killing the process group kills everything. They
+# answer success without running (errno 0: seccomp(2) SECCOMP_RET_ERRNO skips the call and returns
+# -data): a tool started with subprocess's start_new_session or process_group=0 works as it does under
+# bubblewrap, and still belongs to the run's group.
+ERRNO_REDUCED = {"setsid": 0, "setpgid": 0}
 # Reduced mode only: metadata changes, fenced to the roots like writes.
 METADATA = ("chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes",
             "utimensat", "futimesat", "fchmod", "fchown", "setxattr", "lsetxattr", "fsetxattr",
