@@ -29,3 +29,17 @@ def end_sentence(trace) -> str:
     """The same, as a sentence of its own (capitalized, with a full stop), or ""."""
     text = end_text(trace)
     return text[:1].upper() + text[1:] + "." if text else ""
+
+
+def outlived_text(trace, returned: str) -> str:
+    """Why a run fails when a process the code started was still alive at the time limit: the run had
+    not ended (it ends with its last process), and what that process would write next is unknown."""
+    limit = (trace.limits or {}).get("outlived")
+    if not limit:
+        return ""
+    seconds = f"{limit:g}".replace(".", ",") if isinstance(limit, (int, float)) else "?"
+    return (f"{returned} retornou, mas um processo iniciado pelo código (um filho ou um daemon) ainda estava vivo "
+            f"quando o tempo da correção ({seconds} s) acabou, e o corretor o encerrou à força: a execução não "
+            "terminou no tempo permitido, e o que esse processo gravaria depois não pôde ser julgado (numa "
+            "execução real ele continuaria gravando). Tudo o que ele fez até ali entrou nas quedas julgadas. "
+            "Espere os processos que o código inicia terminarem (join, wait) antes de voltar.")

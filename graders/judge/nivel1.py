@@ -11,7 +11,7 @@ from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.folder import Folder
 from ..trace.ops import Trace
-from .ends import end_text
+from .ends import end_text, outlived_text
 from .errors import describe
 from .reading import disk_view, left_on_disk
 from .verdict import CriterionResult
@@ -101,6 +101,9 @@ def judge(trace: Trace) -> CriterionResult:
                 for k in protocol.FIELDS if isinstance(saved, dict) and saved.get(k) != state[k]
             ]
             return CriterionResult(CID, False, f"{label}: " + "; ".join(found) + ".", disk=disk_view(label, shown, content))
+    outlived = outlived_text(trace, "save_checkpoint")
+    if outlived:
+        return CriterionResult(CID, False, outlived)
     return _final_problem(trace, work.path if work else "", state) or CriterionResult(CID, True)
 
 

@@ -7,7 +7,7 @@ from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.states import AFTER, MODEL, TOOL, TORN, replay
 from ..trace.ops import Trace
-from .ends import end_text
+from .ends import end_text, outlived_text
 from .points import ORDINAL, CrashPoints, Point
 from .power import check_power
 from .reading import complete_key, disk_view, has_result, left_on_disk, load_failure, parse, plural
@@ -149,7 +149,10 @@ class Nivel2Judge:
         problem = self._conversation_problem()
         if problem:
             return CriterionResult(cid, False, problem)
-        return CriterionResult(cid, True, hint=outlived_text(trace))
+        outlived = outlived_text(trace, "run_agent")
+        if outlived:
+            return CriterionResult(cid, False, outlived)
+        return CriterionResult(cid, True)
 
     def _conversation_problem(self) -> str:
         calls = [(e.payload or {}).get("messages") for e in self.models]
@@ -424,18 +427,6 @@ class Nivel2Judge:
         return CriterionResult(cid, True)
 
     # --- falta de energia: the persistence model ---------------------------------------------------
-
-def outlived_text(trace) -> str:
-    """What a run says when a process of the code outlived run_agent past the time limit."""
-    limit = (trace.limits or {}).get("outlived")
-    if not limit:
-        return ""
-    seconds = f"{limit:g}".replace(".", ",") if isinstance(limit, (int, float)) else "?"
-    return (f"run_agent retornou, mas um processo iniciado pelo código (um filho ou um daemon) ainda estava vivo "
-            f"quando o tempo da correção ({seconds} s) acabou, e o corretor o encerrou à força. Tudo o que ele fez "
-            "no disco até ali, antes e depois da volta de run_agent, entrou nas quedas julgadas; numa execução "
-            "real ele continuaria gravando.")
-
 
 def _text(value) -> str:
     return value[:500] if isinstance(value, str) else ""

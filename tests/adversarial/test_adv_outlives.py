@@ -1,6 +1,7 @@
 """A process of the submission outlives run_agent: the run lasts until its last process ends, within
 the time limit; one still alive then is killed (nothing left after the CLI), and the verdict says so
-in Portuguese without failing code that saved right. Both isolation modes."""
+in Portuguese. The run did not end in time, so "roda até o fim" fails (what the process would write
+next is unknown), while what it did until then is judged as usual. Both isolation modes."""
 
 from __future__ import annotations
 
@@ -22,9 +23,11 @@ def outlived(request, tmp_path_factory):
 def test_sleeper_is_killed_at_the_limit_and_the_verdict_says_so(outlived):
     arena, run, files = outlived
     entry = by_file(report(run, files))["outlive_sleeper.py"]
-    assert all(crit(entry, cid)["passed"] for cid in CODE_CRITERIA), entry
-    hint = crit(entry, "executavel").get("hint", "")
-    assert "ainda estava vivo" in hint and f"({LIMIT} s)" in hint, entry
+    runs = crit(entry, "executavel")
+    assert not runs["passed"], entry
+    assert "ainda estava vivo" in runs["message"] and f"({LIMIT} s)" in runs["message"], entry
+    # Everything it wrote before the limit was judged as usual: it saved right until then.
+    assert all(crit(entry, cid)["passed"] for cid in CODE_CRITERIA if cid != "executavel"), entry
     assert_sibling_passes(report(run, files), files[-1])
     assert "hint" not in crit(by_file(report(run, files))[files[-1].name], "executavel")
 
