@@ -10,7 +10,7 @@ GRADERS = Path(__file__).resolve().parent.parent / "graders"
 
 # Lowest first. Each entry: the top-level modules and packages of graders/ on that floor.
 FLOORS = [
-    {"guard", "fake_agent", "exercises", "submission", "similarity"},
+    {"guard", "fake_agent", "exercises", "submission", "similarity", "arguments"},
     {"trace"},  # trace/kernel is the CLI's supervisor; trace/browser the page's tap
     {"replay", "sandbox"},
     {"judge"},

@@ -5,50 +5,18 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import sys
 from pathlib import Path
 
 from .. import exercises
+from ..arguments import EXIT_USAGE, Parser
 from . import classroom, gradescope, prairielearn
 
 # The CLI's own conventions (graders/cli/options.py), kept here: this package sits on the CLI's
-# floor and imports nothing from it.
+# floor and imports nothing from it (the Portuguese parser both use is graders/arguments.py).
 ALL_EXERCISES = "todos"
-EXIT_USAGE = 2
 GRADE_MAX = 1000.0
 TIMEOUT_MAX = 3600.0
-_TRANSLATIONS = [
-    (r"the following arguments are required: (.*)", r"faltam os argumentos: \1"),
-    (r"argument (\S+): expected one argument", r"a opção \1 precisa de um valor"),
-    (r"argument (\S+): invalid choice: (.*) \(choose from (.*)\)", r"valor inválido para \1: \2 (escolha entre \3)"),
-    (r"argument (\S+): (.*)", r"valor inválido para \1: \2"),
-    (r"unrecognized arguments: (.*)", r"opções desconhecidas: \1"),
-]
-
-
-class _Formatter(argparse.HelpFormatter):
-    def add_usage(self, usage, actions, groups, prefix=None):
-        super().add_usage(usage, actions, groups, prefix="uso: " if prefix is None else prefix)
-
-
-class Parser(argparse.ArgumentParser):
-    """argparse with Portuguese headings and errors, exit code 2 for usage errors."""
-
-    def __init__(self, **kwargs):
-        super().__init__(formatter_class=_Formatter, add_help=False, **kwargs)
-        self._positionals.title = "argumentos"
-        self._optionals.title = "opções"
-        self.add_argument("-h", "--help", action="help", help="mostra esta ajuda e sai")
-
-    def error(self, message):
-        for pattern, replacement in _TRANSLATIONS:
-            match = re.fullmatch(pattern, message, flags=re.S)
-            if match:
-                message = match.expand(replacement)
-                break
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"erro: {message}\n")
 
 
 def _number(text: str, high: float, what: str) -> float:
