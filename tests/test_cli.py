@@ -223,3 +223,15 @@ def test_odd_inputs_never_break_the_batch(tmp_path):
     for name in names[2:]:
         assert results[name]["error"] and not results[name]["passed"], name
     assert "Traceback" not in run.stderr
+
+
+def test_the_text_summary_names_the_matricula_and_email_typed_in_the_page(tmp_path):
+    """What the student typed beside their name in the page reaches the instructor's default report."""
+    export = {"format": "checkpoints-licao-2/respostas", "version": 3, "student": "Ana Souza",
+              "matricula": "00012345", "email": "ana@exemplo.org",
+              "exercises": {"nivel-2": {"answers": {}, "code": SOLUTION.read_text(encoding="utf-8")}}}
+    path = tmp_path / "respostas.json"
+    path.write_text(json.dumps(export), encoding="utf-8")
+    run = cli("nivel-2", path)
+    block = run.stdout.split("\n\n", 1)[0]
+    assert "matrícula 00012345" in block and "e-mail ana@exemplo.org" in block, run.stdout

@@ -38,6 +38,11 @@ def render(report: dict) -> str:
         note = f" [{row['roster']}]" if row["roster"] not in (None, "na turma") else ""
         note += f" [{row['identity_note']}]" if row["identity_note"] else ""
         lines.append(f"{prose.who(row)}: {prose.status_line(row)}{note}")
+        # The matrícula and e-mail the student typed in the page (or the roster's): who to credit.
+        ids = [f"matrícula {row['id_number']}" if row.get("id_number") else "",
+               f"e-mail {row['email']}" if row.get("email") else ""]
+        if any(ids):
+            lines.append("  " + " · ".join(i for i in ids if i))
         lines += [f"  {line}" for line in prose.not_graded_lines(row)]
         if "error" in row:
             lines.append(f"  ERRO DE ENTRADA — {row['error']}")
