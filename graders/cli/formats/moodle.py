@@ -1,8 +1,9 @@
 """`--format moodle`: a CSV that Moodle's "Importar notas → Arquivo CSV" takes as it is: `,` between
 cells, UTF-8 without BOM, `.` as the decimal point, one identity column to map ("Endereço de email" or
 "Número de identificação"), one grade per exercise and a total on the `--nota-max` scale, and one
-feedback column per exercise (and, when some student's code inspects the grader, a last column
-with that note, for the instructor only).
+feedback column per exercise (and, when some student's code inspects the grader, or a file's typed
+name disagrees with the Moodle submission it came from, a last column with that note, for the
+instructor only: left unmapped on import).
 
 Rules of Moodle's importer (grade/import/csv/classes/load_data.php) this file keeps: a row whose
 identity cell is blank is credited to the student of the row above (`$this->studentid` is set once
@@ -21,6 +22,7 @@ from ..report import clean, rounded
 
 EMAIL, ID_NUMBER, NAME = "Endereço de email", "Número de identificação", "Nome completo"
 INSPECTS = "Inspeciona o corretor (não é nota; não mapear)"
+CONFLICT = "Entrega e arquivo divergem (não é nota; não mapear)"
 
 
 def importable(row: dict) -> bool:
@@ -59,8 +61,11 @@ def render(report: dict) -> str:
     # The inspection note is for the instructor: its own column, left unmapped on import, and only
     # when some row has one (the importer's columns stay as they were otherwise).
     noted = any(row["inspection_note"] for row in report["students"] if importable(row))
+    # Likewise a file whose typed name disagrees with the Moodle submission it came from.
+    conflicts = any(row.get("identity_note") for row in report["students"] if importable(row))
     writer.writerow([EMAIL, ID_NUMBER, NAME, *(f"{ex} (0 a {top})" for ex in assignment), f"Total (0 a {top})",
-                     *(f"Comentários {ex}" for ex in assignment), *([INSPECTS] if noted else [])])
+                     *(f"Comentários {ex}" for ex in assignment), *([INSPECTS] if noted else []),
+                     *([CONFLICT] if conflicts else [])])
     for row in report["students"]:
         if not importable(row):
             continue
@@ -68,5 +73,6 @@ def render(report: dict) -> str:
         writer.writerow([_text(row["email"] or ""), _text(row["id_number"] or ""), _text(row["student"] or ""),
                          *grades, rounded(row["score"]["exact"], 2),
                          *(_text(_feedback(row["exercises"][ex])) for ex in assignment),
-                         *([_text(row["inspection_note"] or "")] if noted else [])])
+                         *([_text(row["inspection_note"] or "")] if noted else []),
+                         *([_text(row.get("identity_note") or "")] if conflicts else [])])
     return buffer.getvalue()
