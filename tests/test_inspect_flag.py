@@ -65,7 +65,7 @@ def test_each_kind_of_sign_is_named_with_its_line():
     assert _signs(code) == {
         "usa ctypes": [1], "usa inspect": [2], "usa gc.get_referrers": [6], "usa sys.orig_argv": [9, 10],
         "usa gc.get_objects": [11], "usa sys._getframe": [12], "lê f_back": [12], "lê __closure__": [13],
-        "usa os.fork": [14], "usa mmap anônimo (memória que outro processo pode dividir)": [15],
+        "usa mmap anônimo (memória que outro processo pode dividir)": [15],
         "usa os.getppid": [16], "cita /proc/{…}/cmdline": [16], "cita /proc/self/mountinfo": [17],
     }
     texts = [s["text"] for s in source_signs(code)]

@@ -25,7 +25,8 @@ MODULE_SIGNS = {
     "pyodide": None,
     "sys": {"orig_argv", "_getframe", "_current_frames", "settrace", "setprofile", "modules", "flags"},
     "gc": {"get_objects", "get_referrers", "get_referents"},
-    "os": {"fork", "forkpty", "register_at_fork", "getppid"},
+    # Not os.fork: a child is traced until it ends like the rest of the run, an honest way to work.
+    "os": {"register_at_fork", "getppid"},
     "threading": {"settrace", "setprofile"},
 }
 # Attributes that reach into a function, a frame or a traceback (whoever owns it).
