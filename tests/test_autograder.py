@@ -418,7 +418,7 @@ def classroom_reporter(reporter_step: dict, outputs: dict[str, dict[str, str]]) 
         for test in results["tests"]:
             total += test["score"]
     notices = [] if not maximum else [f"Points {_js_number(total)}/{_js_number(maximum)}",
-                                      json.dumps({"totalPoints": total, "maxPoints": maximum})]
+                                      json.dumps({"totalPoints": total, "maxPoints": maximum}, separators=(",", ":"))]  # JSON.stringify
     statuses = [r["results"]["status"] for r in runner_results]
     failed = "Some tests failed." if "fail" in statuses else "Some tests errored." if "error" in statuses else None
     console = []
