@@ -31,7 +31,7 @@ def test_the_sandbox_goes_back_to_the_pool_before_the_trace_is_judged(monkeypatc
     pool = Turns([sandbox])
     seen = {}
 
-    def grade(exercise, submission, filename, run):
+    def grade(exercise, submission, filename, run, close_diagnosis=True):
         trace = run("x = 1", filename, {"function": "run_agent"})
         seen["free while judging"] = pool.free()  # the judge comes after the run, in this thread
         raise RuntimeError("judge stops here")  # a judge failure is that file's own verdict
@@ -49,7 +49,7 @@ def test_no_run_starts_after_ctrl_c_for_a_thread_that_waited_for_a_sandbox(monke
     pool = Turns([sandbox])
     stop = threading.Event()
 
-    def grade(exercise, submission, filename, run):
+    def grade(exercise, submission, filename, run, close_diagnosis=True):
         stop.set()  # Ctrl+C arrives between the check at the start and the sandbox coming free
         return run("x = 1", filename, {"function": "run_agent"})
 
