@@ -67,25 +67,40 @@ def test_each_tab_follows_the_others_saves(tabs):
 
 def test_two_tabs_editing_at_once_keep_both_versions(tabs):
     open_tab, _ = tabs
-    first, second = open_tab(), open_tab()
-    for page in (first, second):  # the cursor in place in both, so the two edits land together
-        widget(page, "nivel-2").locator(".cm-content").click()
-        page.keyboard.press("Control+Home")
-    first.keyboard.insert_text("# versão da aba 1\n")
-    second.keyboard.insert_text("# versão da aba 2\n")
-    for page in (first, second):  # both students' screens say so
-        box = widget(page, "nivel-2").locator(".exercise-conflict")
-        box.wait_for(state="visible", timeout=10_000)
+    # The two edits must land before either tab hears of the other's save; when the browser delivers
+    # the first save in between (a loaded machine), tab 2 simply follows it and nothing is lost, so
+    # that attempt is checked for that and a new pair of tabs tries again.
+    for attempt in range(4):
+        first, second = open_tab(), open_tab()
+        one, two = f"# versão da aba 1 ({attempt})", f"# versão da aba 2 ({attempt})"
+        for page in (first, second):  # the cursor in place in both, so the two edits land together
+            widget(page, "nivel-2").locator(".cm-content").click()
+            page.keyboard.press("Control+Home")
+        first.keyboard.insert_text(one + "\n")
+        second.keyboard.insert_text(two + "\n")
+        boxes = [widget(page, "nivel-2").locator(".exercise-conflict") for page in (first, second)]
+        try:
+            for box in boxes:  # both students' screens say so
+                box.wait_for(state="visible", timeout=5_000)
+            break
+        except Exception:
+            wait_for_code(first, two)  # no conflict: tab 2 had followed tab 1, and both edits are kept
+            assert one in editor_text(second, "nivel-2")
+            for page in (first, second):
+                page.close()
+    else:
+        raise AssertionError("no two edits ever landed together in four tries")
+    for box in boxes:
         assert "Nada se perdeu" in box.inner_text()
     stored = everything_stored(first)
-    assert "# versão da aba 1" in stored and "# versão da aba 2" in stored
+    assert one in stored and two in stored
     assert any(k.startswith(ASIDE) for k in json.loads(stored))
     # A third tab opens on the version saved last, says there is another, and can swap them.
     third = open_tab()
     box = widget(third, "nivel-2").locator(".exercise-conflict")
     assert box.is_visible()
     before = editor_text(third, "nivel-2")
-    shown, other = ("# versão da aba 1", "# versão da aba 2") if "# versão da aba 1" in before else ("# versão da aba 2", "# versão da aba 1")
+    shown, other = (one, two) if one in before else (two, one)
     assert other not in before
     box.get_by_role("button", name="Trocar pela outra versão").click()
     wait_for_code(third, other)
