@@ -401,7 +401,7 @@ class Mappings:
         return None  # still forking as we read: every mapping is assumed alive
 
     def _run_pids(self) -> set | None:
-        """The run's processes. Reduced mode: its process group (setsid and setpgid are refused there);
+        """The run's processes. Reduced mode: its process group (setsid and setpgid never run there);
         under bubblewrap the run is alone with us and its init in its PID namespace, with our uid."""
         pids, self_uid = set(), os.getuid()
         for entry in os.listdir("/proc"):

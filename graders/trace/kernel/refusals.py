@@ -38,6 +38,11 @@ class Checks:
             return False
 
     def _on_kill(self, nid, task, a):
+        pid = s32(a[0])
+        if self.reduced and pid < -1 and not self.vgroups and abs(pid) != self.child_pgid:
+            raise Refused(errno.ESRCH)  # no such group in the run, as bubblewrap's run would see it
+        if self.reduced and self.vgroups and (pid == 0 or pid < -1):
+            return self.signal_group(task, pid, s32(a[1]))  # groups.py: the groups the run made
         return "continue" if self._signal_target(task, a[0]) else self._deny_signal()
 
     def _on_one_process(self, nid, task, a):

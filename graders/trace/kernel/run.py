@@ -369,7 +369,7 @@ def _retry_pending(sup, poller, pending_fds):
 def _members(pid: int, kill_all: bool) -> int:
     """The waitpid() selector for one run's processes. With kill_all we are alone with the run in its
     PID namespace, so every child of ours is the run's; otherwise its process group (reduced mode
-    refuses setsid and setpgid, so nothing leaves it). Never -1 then: the caller's own children are
+    never runs setsid or setpgid, so nothing leaves it). Never -1 then: the caller's own children are
     not ours to reap, and a live one would hold up every run's final wait."""
     return -1 if kill_all else -pid
 

@@ -132,11 +132,11 @@ ERRNO_PLAIN = {
     "msgctl": errno.ENOSYS, "semop": errno.ENOSYS, "semtimedop": errno.ENOSYS, "semctl": errno.ENOSYS,
     "pidfd_send_signal": errno.EPERM,
 }
-# Reduced mode only: no new sessions or groups, so killing the process group kills everything. They
-# answer success without running (errno 0: seccomp(2) SECCOMP_RET_ERRNO skips the call and returns
-# -data): a tool started with subprocess's start_new_session or process_group=0 works as it does under
-# bubblewrap, and still belongs to the run's group.
-ERRNO_REDUCED = {"setsid": 0, "setpgid": 0}
+# Reduced mode only: no new sessions or groups in the kernel, so killing the process group kills
+# everything. The supervisor answers them from the groups the run believes it made (groups.py): a tool
+# started with subprocess's start_new_session or process_group=0, then signalled by its group, works
+# as it does under bubblewrap, and still belongs to the run's real group.
+GROUPS = ("setsid", "setpgid", "getpgid", "getsid", "getpgrp")
 # Reduced mode only: metadata changes, fenced to the roots like writes.
 METADATA = ("chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes",
             "utimensat", "futimesat", "fchmod", "fchown", "setxattr", "lsetxattr", "fsetxattr",
@@ -228,8 +228,8 @@ def build_filter(reduced: bool) -> bytes:
     for mask, value in clone_rules:
         rule(ACT_ERRNO(errno.EPERM), "clone", (0, CMP_MASKED_EQ, mask, value))
     if reduced:
-        for name, number in ERRNO_REDUCED.items():
-            rule(ACT_ERRNO(number), name)
+        for name in GROUPS:
+            rule(ACT_NOTIFY, name)
         for name in METADATA:
             rule(ACT_NOTIFY, name)
         for name in LOOKS:
@@ -270,7 +270,7 @@ def handled_calls() -> dict[int, str]:
     """Number -> name of every call the filter may hand to the supervisor."""
     if _NRS:
         return _NRS
-    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | {"open", "openat", "mmap", "prctl",
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | set(GROUPS) | {"open", "openat", "mmap", "prctl",
                                                                                         "mprotect", "pkey_mprotect", "mremap", "munmap"}
     out = {}
     for name in names:

@@ -16,6 +16,7 @@ from ..ops import MAX_DATA, MAX_EVENTS, Event, Root
 from .channel import FLOOD_LIMIT
 from .channel import Channel
 from .durability import Durability
+from .groups import Groups
 from .errors import Refused, Stop, errno_name
 from .linux import RESOLVE_BENEATH, RESOLVE_NO_MAGICLINKS, RESOLVE_NO_SYMLINKS, OpenHow, libc
 from .copies import Copies
@@ -36,7 +37,7 @@ MAX_FINAL = 4 << 20
 
 
 class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Names, Durability, Mappings,
-                 Metadata, Checks, Sockets):
+                 Metadata, Checks, Sockets, Groups):
     """One run's listener. Each notified call goes to the method `_on_<call>` of one of the mixins;
     it returns the value to answer, "continue" (the kernel runs the call itself: only where the
     decision read no target memory, since the kernel reads pointer arguments again; a handler that
@@ -105,6 +106,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.pipe_key = None
         self.chan_key = None
         self.child_pgid = 0
+        self.vgroups: dict = {}  # reduced mode: pid -> (start time, pgid, sid) the run believes in (Groups)
         self.self_pid = os.getpid()
         self.self_pgid = os.getpgid(0)
         self.listener = -1

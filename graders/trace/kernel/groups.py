@@ -1,0 +1,168 @@
+"""Reduced mode's process groups and sessions: the run's one real group stays its fence (the final
+kill, the reaping, the list of its processes), so setsid and setpgid change nothing in the kernel;
+the supervisor keeps the groups the run believes it made and answers getpgid, getsid, getpgrp and
+every signal to a group from them, as the same run would see them under bubblewrap."""
+
+from __future__ import annotations
+
+import errno
+import os
+
+from .errors import Refused
+from .linux import s32
+
+# Signals a process may send: 0 (a probe) up to SIGRTMAX.
+MAX_SIGNAL = 64
+
+
+class Groups:
+    """Supervisor mixin (reduced mode). `vgroups` maps a pid to (its start time, pgid, sid) once that
+    process changed its group or session, or once it was pinned: a process with no entry is in its
+    parent's group, and the run's first process in the run's real group and session."""
+
+    # what a process is ----------------------------------------------------------------------------
+
+    def _proc_stat(self, pid: int):
+        """(ppid, real pgid, start time) of a live process, or None."""
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+            return int(fields[1]), int(fields[2]), int(fields[19])
+        except (OSError, IndexError, ValueError):
+            return None
+
+    def _run_member(self, pid: int):
+        """The /proc/<pid>/stat fields of a process of this run (its real group is the run's), or None.
+        A thread id names its process, as getpgid(2) takes it."""
+        if pid <= 0:
+            return None
+        st = self._proc_stat(pid)
+        if st is None or st[1] != self.child_pgid:
+            return None
+        return st
+
+    def _group_of(self, pid: int, st=None, depth: int = 0) -> tuple[int, int]:
+        """(pgid, sid) the run believes `pid` has."""
+        st = st or self._proc_stat(pid)
+        if st is None:
+            return self.child_pgid, self.child_pgid
+        entry = self.vgroups.get(pid)
+        if entry is not None and entry[0] == st[2]:
+            return entry[1], entry[2]
+        parent = st[0]
+        # A process whose parent left (an orphan came back to us) keeps what it was pinned to; with
+        # no pin it is counted in the run's own group.
+        pst = self._run_member(parent) if depth < 64 and pid != self.child_pgid else None
+        if pst is None:
+            return self.child_pgid, self.child_pgid
+        return self._group_of(parent, pst, depth + 1)
+
+    def _pin_groups(self) -> dict[int, tuple[int, int]]:
+        """Every process of the run with its (pgid, sid), each written down so that it keeps them when
+        its parent changes group or exits later (a child never follows its parent into a new group)."""
+        pids = self._run_pids() or set()
+        groups = {}
+        for pid in pids:
+            st = self._proc_stat(pid)
+            if st is None or st[1] != self.child_pgid:
+                continue
+            groups[pid] = self._group_of(pid, st)
+        for pid, (pgid, sid) in groups.items():
+            st = self._proc_stat(pid)
+            if st is not None:
+                self.vgroups[pid] = (st[2], pgid, sid)
+        for pid in [p for p in self.vgroups if p not in groups]:
+            del self.vgroups[pid]  # gone: its number may come back as another process
+        return groups
+
+    # the calls ------------------------------------------------------------------------------------
+
+    def _on_setsid(self, nid, task, a):
+        pid = task.tgid
+        groups = self._pin_groups()
+        pgid, _sid = groups.get(pid) or self._group_of(pid)
+        if pgid == pid:
+            raise Refused(errno.EPERM)  # a group leader cannot start a session (setsid(2))
+        # A pid that still leads a group (a gone leader's members) cannot be reused as one.
+        if any(g == pid for g, _s in groups.values()):
+            raise Refused(errno.EPERM)
+        self._set_group(pid, pid, pid)
+        return pid
+
+    def _on_setpgid(self, nid, task, a):
+        caller = task.tgid
+        target = s32(a[0]) or caller
+        pgid = s32(a[1])
+        if target < 0 or pgid < 0:
+            raise Refused(errno.EINVAL)
+        pgid = pgid or target
+        st = self._run_member(target)
+        if st is None or (target != caller and st[0] != caller):
+            raise Refused(errno.ESRCH)  # only the caller or one of its children (setpgid(2))
+        groups = self._pin_groups()
+        t_pgid, t_sid = groups.get(target) or self._group_of(target)
+        c_sid = (groups.get(caller) or self._group_of(caller))[1]
+        if t_sid == target or t_sid != c_sid:
+            raise Refused(errno.EPERM)  # a session leader, or a child in another session
+        if pgid != target and not any(g == pgid and s == t_sid for g, s in groups.values()):
+            raise Refused(errno.EPERM)  # no such group in the target's session
+        self._set_group(target, pgid, t_sid)
+        return 0
+
+    def _on_getpgid(self, nid, task, a):
+        return self._asked(task, a[0])[0]
+
+    def _on_getsid(self, nid, task, a):
+        return self._asked(task, a[0])[1]
+
+    def _on_getpgrp(self, nid, task, a):
+        return self._group_of(task.tgid)[0]
+
+    def _asked(self, task, raw) -> tuple[int, int]:
+        pid = s32(raw)
+        if pid == 0:
+            return self._group_of(task.tgid)
+        st = self._run_member(pid)
+        if st is None:
+            raise Refused(errno.ESRCH)  # bubblewrap's run sees no process outside itself
+        tgid = _tgid(pid)
+        return self._group_of(tgid) if tgid != pid else self._group_of(pid, st)
+
+    def _set_group(self, pid: int, pgid: int, sid: int):
+        st = self._proc_stat(pid)
+        if st is None:
+            raise Refused(errno.ESRCH)
+        self.vgroups[pid] = (st[2], pgid, sid)
+
+    def signal_group(self, task, pid: int, sig: int):
+        """kill(0) or kill(-pgid) once the run has groups of its own: sent by us to each member of the
+        group the run believes in (the kernel's group is the whole run), the caller last."""
+        if not 0 <= sig <= MAX_SIGNAL:
+            raise Refused(errno.EINVAL)
+        caller = task.tgid
+        groups = self._pin_groups()
+        target = (groups.get(caller) or self._group_of(caller))[0] if pid == 0 else -pid
+        members = sorted((p for p, (g, _s) in groups.items() if g == target), key=lambda p: p == caller)
+        if not members:
+            raise Refused(errno.ESRCH)
+        sent = False
+        for member in members:
+            try:
+                os.kill(member, sig)
+                sent = True
+            except ProcessLookupError:
+                pass
+        if not sent:
+            raise Refused(errno.ESRCH)
+        return 0
+
+
+def _tgid(tid: int) -> int:
+    try:
+        with open(f"/proc/{tid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"Tgid:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return tid
