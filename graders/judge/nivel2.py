@@ -10,7 +10,7 @@ from ..trace.ops import Trace
 from .ends import end_text, outlived_text
 from .points import ORDINAL, CrashPoints, Point
 from .power import check_power
-from .reading import complete_key, disk_view, has_result, left_on_disk, load_failure, parse, plural
+from .reading import asks_for, complete_key, replies_in, disk_view, has_result, left_on_disk, load_failure, parse, plural
 from .verdict import CriterionResult
 
 CHECKPOINT = "checkpoint.json"
@@ -332,6 +332,8 @@ class Nivel2Judge:
             return ""
         if state.kind == AFTER and state.since and 1 <= state.served < len(self.responses):
             return self.window_failure(point, content, power)
+        if state.kind == AFTER and not state.since and 1 <= state.served < len(self.responses):
+            return self.early_failure(point, content, power)
         if state.kind == MODEL and 1 <= state.served < len(self.responses):
             block = self.tool_uses[state.served - 1]  # what the previous reply asked for
             label = self.label(point) + power
@@ -380,6 +382,34 @@ class Nivel2Judge:
         return text + (" Só limpe pendingToolUse na mesma gravação que põe o tool_result em messages "
                        "(o ponto B).")
 
+    def early_failure(self, point: Point, content: bytes | None, power: str = "") -> str:
+        """A state saved after the reply that asks for a tool and before the tool starts: one that does not
+        hold the reply yet resumes by asking the model again (nothing ran, nothing is lost); one whose
+        messages already hold the tool_use block must also carry the call (point A), or the resume
+        finds a request for a tool with neither a pending call nor a result, and the call is lost."""
+        try:
+            saved = parse(content)
+        except (ValueError, UnicodeDecodeError):
+            return ""
+        if not isinstance(saved, dict):
+            return ""
+        block = self.tool_uses[point.state.served - 1]
+        if not asks_for(saved, block["id"]):
+            return ""
+        expected = self.expected_pending(block["name"])
+        pending = saved.get("pendingToolUse")
+        if (isinstance(pending, dict) and all(pending.get(k) == expected[k] for k in expected)) or has_result(saved, block["id"]):
+            return ""
+        label = self.label(point) + power
+        shown = "ausente" if "pendingToolUse" not in saved else protocol.brief(pending, 80)
+        text = (f"{label}: entre a resposta do modelo que pede {block['name']} e o ponto A, o checkpoint em disco já "
+                f"tinha essa resposta em messages, mas pendingToolUse = {shown}. Uma queda aqui retomaria com um "
+                "pedido de ferramenta sem chamada pendente nem resultado: a chamada se perderia.")
+        if power:
+            return text + " Numa falta de energia, é isso que poderia sobrar no disco."
+        return text + (" Grave a resposta do modelo em messages na mesma gravação que preenche pendingToolUse "
+                       "(o ponto A).")
+
     # --- seis-campos: every state saved, one tokensUsed convention --------------------------------
 
     def tokens(self, served: int) -> dict[str, int]:
@@ -402,15 +432,20 @@ class Nivel2Judge:
                 continue
             seen.add(key)
             saved = parse(state.content)
-            expected = self.tokens(state.served)
-            found = protocol.problems(saved, task=TASK, conversation=conversation, tokens_allowed=set(expected.values()))
+            # A state counts the replies its own messages hold, or any reply served since (the final one
+            # may be counted before it joins messages): a stale state written late (a child's) is not
+            # measured against replies it never saw.
+            options = [self.tokens(j) for j in range(min(replies_in(saved), state.served), state.served + 1)]
+            expected = options[-1]
+            found = protocol.problems(saved, task=TASK, conversation=conversation,
+                                      tokens_allowed={v for t in options for v in t.values()})
             when = f"No checkpoint em disco na queda {point.n} de {self.total} ({point.where})"
             self.cited.add(point.n)
             if found:
                 return CriterionResult(cid, False, f"{when}: " + "; ".join(found) + ".",
                                        disk=disk_view(when, self.shown, state.content))
             if isinstance(saved, dict) and isinstance(saved.get("tokensUsed"), int):
-                fits = {name for name, value in expected.items() if value == saved["tokensUsed"]}
+                fits = {name for t in options for name, value in t.items() if value == saved["tokensUsed"]}
                 history.append((point, saved["tokensUsed"], expected))
                 conventions &= fits
                 if not conventions:

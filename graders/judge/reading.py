@@ -91,6 +91,24 @@ def plural(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
 
 
+def asks_for(state: dict, tool_use_id: str) -> bool:
+    """Whether an assistant message of `state` holds the tool_use block `tool_use_id`."""
+    messages = state.get("messages")
+    return isinstance(messages, list) and any(
+        isinstance(m, dict) and m.get("role") == "assistant" and isinstance(m.get("content"), list)
+        and any(isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id") == tool_use_id for b in m["content"])
+        for m in messages
+    )
+
+
+def replies_in(state) -> int:
+    """How many assistant messages (the model's replies) `state` holds."""
+    messages = state.get("messages") if isinstance(state, dict) else None
+    if not isinstance(messages, list):
+        return 0
+    return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
+
+
 def has_result(state: dict, tool_use_id: str) -> bool:
     messages = state.get("messages")
     return isinstance(messages, list) and any(

@@ -43,6 +43,18 @@ def test_point_b_saved_only_after_the_next_model_call_fails():
     assert "ponto B" in results["ponto-a"].message
 
 
+def test_the_reply_saved_before_point_a_without_the_call_fails_ponto_a():
+    results, _ = verdict(run_agent(early="reply"))
+    assert passed(results) == {**ALL, "ponto-a": False}
+    assert "entre a resposta do modelo que pede" in results["ponto-a"].message
+    assert "pendingToolUse = null" in results["ponto-a"].message
+
+
+def test_a_save_before_the_reply_joins_messages_is_no_lost_call():
+    results, _ = verdict(run_agent(early="tokens"))
+    assert passed(results) == ALL
+
+
 def test_tokens_assigned_instead_of_summed_fails_one_convention():
     results, _ = verdict(run_agent(tokens="="))
     assert not results["seis-campos"].passed

@@ -115,8 +115,11 @@ class Builder:
         self.write(node, json.dumps(state, indent=2).encode())
 
 
-def run_agent(save=None, point_a=True, point_b=True, tokens="+=", b_after_model=False, builder=None, first_tokens=True) -> Builder:
-    """The lesson's loop against the scripted model, saving with `save(builder, state)`."""
+def run_agent(save=None, point_a=True, point_b=True, tokens="+=", b_after_model=False, builder=None, first_tokens=True,
+              early=None) -> Builder:
+    """The lesson's loop against the scripted model, saving with `save(builder, state)`. `early`: an
+    extra save after each reply that asks for a tool, before point A: "tokens" (the reply not in
+    messages yet) or "reply" (the reply in messages, pendingToolUse still None)."""
     b = builder or Builder()
     save = save or (lambda bb, st: bb.save_atomic(st, fsync=True, dirsync=True))
     conv = script()
@@ -128,7 +131,11 @@ def run_agent(save=None, point_a=True, point_b=True, tokens="+=", b_after_model=
     if first_tokens:
         state["tokensUsed"] += response["usage"]["output_tokens"]
     while response["stop_reason"] == "tool_use":
+        if early == "tokens":
+            save(b, state)
         state["messages"].append({"role": "assistant", "content": response["content"]})
+        if early == "reply":
+            save(b, state)
         block = next(x for x in response["content"] if x["type"] == "tool_use")
         if point_a:
             state["pendingToolUse"] = {"id": block["id"], "name": block["name"], "input": block["input"]}

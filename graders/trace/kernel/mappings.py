@@ -348,31 +348,42 @@ class Mappings:
         """Before a call that may give a file a new name (rename, link, symlink): every mapped file no
         process of the run maps any more is captured one last time and dropped ("unmapped"); stores
         can then reach it only through a new mmap, which we see. One still mapped stays, and the
-        judge sees it mapped wherever it is the checkpoint. Read-only mappings no process holds any
-        more are forgotten the same way (nothing is left for an mprotect to upgrade)."""
+        judge sees it mapped wherever it is the checkpoint; one mapped only read-only now is dropped the
+        same way and kept for an mprotect to upgrade. Read-only mappings no process holds any more are
+        forgotten (nothing is left for an mprotect to upgrade)."""
         if not self.mapped and not self.maywrite:
             return
         held = self._shared_maps()
         if held is None:
             return  # a process of the run we could not read: every mapping is assumed alive
         flying = set(self.in_flight.values())
+        # A thread still in an mprotect we let through may be making a read-only mapping writable.
+        protecting = any(kind == "mprotect" and not self._settled(tid)
+                         for tid, (kind, _tgid, _keys, _nr) in list(self.risky.items()))
         for node, (dup, _shadow) in list(self.mapped.items()):
-            st = os.fstat(dup)
-            if node in flying or (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino) in held:
+            key = _key(os.fstat(dup))
+            if node in flying or held.get(key) or (key in held and protecting):
                 continue
             self.capture_mapped()  # stores made after this call's first capture and before the munmap
             del self.mapped[node]
-            os.close(dup)
             self._record(Event("unmapped", node=node))
+            if key in held and key not in self.maywrite:
+                # Still mapped, but only read-only now (an mprotect took PROT_WRITE away, or the
+                # process that made it writable is gone): it stores nothing until an mprotect adds
+                # PROT_WRITE again, and that call is ours (_protect promotes it back).
+                self.maywrite[key] = (node, dup)
+            else:
+                os.close(dup)
         flying |= {k for _kind, _tgid, keys, _nr in self.risky.values() for k in keys}
         for key, (node, dup) in list(self.maywrite.items()):
             if key not in held and key not in flying:
                 del self.maywrite[key]  # no read-only mapping of it left to upgrade
                 os.close(dup)
 
-    def _shared_maps(self) -> set | None:
-        """(major, minor, inode) of every shared file mapping of the run's processes, or None when that
-        cannot be told. The processes are listed before and after their maps are read, until both
+    def _shared_maps(self) -> dict | None:
+        """(major, minor, inode) of every shared file mapping of the run's processes -> whether one of
+        them is writable now (its protection, as /proc/PID/maps shows it), or None when that cannot be
+        told. The processes are listed before and after their maps are read, until both
         lists agree: a process gains a mapping only by its own mmap (which we see) or by being forked
         from one that has it, so a relay of processes that fork and then unmap, each ahead of our
         reading, shows up as a process the first list did not have."""
@@ -380,7 +391,7 @@ class Mappings:
             before = self._run_pids()
             if before is None:
                 return None
-            held = set()
+            held: dict = {}
             for pid in before:
                 try:
                     with open(f"/proc/{pid}/maps", "rb") as f:
@@ -394,7 +405,8 @@ class Mappings:
                     if len(fields) < 5 or fields[1][3:4] != b"s" or fields[4] == b"0":
                         continue
                     major, minor = (int(x, 16) for x in fields[3].split(b":"))
-                    held.add((major, minor, int(fields[4])))
+                    key = (major, minor, int(fields[4]))
+                    held[key] = held.get(key, False) or fields[1][1:2] == b"w"
             after = self._run_pids()
             if after is not None and after <= before:
                 return held
