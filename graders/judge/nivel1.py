@@ -13,7 +13,7 @@ from ..replay.folder import Folder
 from ..trace.ops import Trace
 from .ends import end_text, outlived_text
 from .errors import describe
-from .reading import disk_view, left_on_disk
+from .reading import BOM, BOM_NOTE, disk_view, left_on_disk
 from .verdict import CriterionResult
 
 CID = "seis-campos"
@@ -89,9 +89,10 @@ def judge(trace: Trace) -> CriterionResult:
         shown = path[len(work.path.rstrip("/")) + 1:]
         content = files[path]
         try:
-            saved = json.loads((content or b"").decode("utf-8-sig"))
+            saved = json.loads((content or b"").decode("utf-8"))
         except (ValueError, RecursionError, UnicodeDecodeError):
-            return CriterionResult(CID, False, f"{label}: o {shown} {left_on_disk(content or b'')} — não é JSON válido.",
+            why = f" ({BOM_NOTE})" if (content or b"").startswith(BOM) else ""
+            return CriterionResult(CID, False, f"{label}: o {shown} {left_on_disk(content or b'')} — não é JSON válido{why}.",
                                    disk=disk_view(label, shown, content))
         if saved != state:
             found = _without_missing_names(
@@ -121,7 +122,7 @@ def _final_problem(trace: Trace, work: str, last: dict) -> CriterionResult | Non
     if content is None:
         return CriterionResult(CID, False, f"Ao fim da execução, {label}, não havia nenhum {CHECKPOINT} no diretório.")
     try:
-        saved = json.loads(content.decode("utf-8-sig"))
+        saved = json.loads(content.decode("utf-8"))
     except (ValueError, RecursionError, UnicodeDecodeError):
         saved = None
     if saved != last:

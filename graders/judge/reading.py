@@ -9,12 +9,18 @@ import functools
 import json
 
 
+BOM = codecs.BOM_UTF8
+BOM_NOTE = ("o arquivo começa com a marca BOM do UTF-8 (encoding=\"utf-8-sig\"), que json.loads recusa: "
+            "grave com encoding=\"utf-8\"")
+
+
 def parse(content: bytes | None):
-    """The JSON document in `content`, or raise ValueError (what a resume's json.loads would hit)."""
+    """The JSON document in `content`, or raise ValueError (what a resume's json.loads would hit: a
+    UTF-8 BOM too, since the lesson's resume reads the file with encoding="utf-8")."""
     if content is None:
         raise ValueError("ausente")
     try:
-        return json.loads(content.decode("utf-8-sig"))
+        return json.loads(content.decode("utf-8"))
     except RecursionError:
         raise ValueError("aninhado demais") from None
 
@@ -26,7 +32,7 @@ def load_failure(content: bytes) -> str:
     if not content:
         return "o texto lido seria vazio, e json.loads lançaria JSONDecodeError"
     try:
-        text = content.decode("utf-8-sig")
+        text = content.decode("utf-8")
     except UnicodeDecodeError:
         try:
             # Decodes unless the only fault is a character cut at the end of the file.
@@ -41,6 +47,8 @@ def load_failure(content: bytes) -> str:
     except RecursionError:
         return "json.loads lançaria RecursionError (aninhamento fundo demais)"
     except ValueError:
+        if content.startswith(BOM):
+            return f"json.loads lançaria JSONDecodeError: {BOM_NOTE}"
         return "json.loads lançaria JSONDecodeError"
     return ""
 
