@@ -4,10 +4,40 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 import sys
 
 EXIT_USAGE = 2
+ALL_EXERCISES = "todos"  # the --exercicio value for the whole lesson
+# Bounds that keep every value meaningful: a run longer than an hour is a typo, not a limit.
+TIMEOUT_MAX = 3600.0
+GRADE_MAX = 1000.0
+
+
+def number(text: str) -> float:
+    """A number as a pt-BR instructor may write it ("2,5" is 2.5)."""
+    try:
+        return float(text.strip().replace(",", "."))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} não é um número") from None
+
+
+def seconds(text: str) -> float:
+    """A time limit: finite, above 0, at most TIMEOUT_MAX."""
+    value = number(text)
+    if not math.isfinite(value) or value <= 0 or value > TIMEOUT_MAX:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} não serve: use um número de segundos maior que 0 e no máximo {TIMEOUT_MAX:.0f}")
+    return value
+
+
+def grade_max(text: str) -> float:
+    """The grade of whoever meets every criterion: finite, above 0, at most GRADE_MAX."""
+    value = number(text)
+    if not math.isfinite(value) or value <= 0 or value > GRADE_MAX:
+        raise argparse.ArgumentTypeError(f"{text!r} não serve: use um número maior que 0 e no máximo {GRADE_MAX:.0f}")
+    return value
 
 # argparse's own English messages (Python 3.11–3.13), as patterns, and their Portuguese.
 _TRANSLATIONS = [

@@ -3,38 +3,14 @@ of one platform (the graders and exercises vendored in), as the instructor uploa
 
 from __future__ import annotations
 
-import argparse
-import math
 import sys
 from pathlib import Path
 
 from .. import exercises
-from ..arguments import EXIT_USAGE, Parser
+# The conventions both command lines share (the CLI's options.py reads the same ones).
+from ..arguments import ALL_EXERCISES, EXIT_USAGE, Parser
+from ..arguments import grade_max as _grade_max, seconds as _seconds
 from . import classroom, gradescope, prairielearn
-
-# The CLI's own conventions (graders/cli/options.py), kept here: this package sits on the CLI's
-# floor and imports nothing from it (the Portuguese parser both use is graders/arguments.py).
-ALL_EXERCISES = "todos"
-GRADE_MAX = 1000.0
-TIMEOUT_MAX = 3600.0
-
-
-def _number(text: str, high: float, what: str) -> float:
-    try:
-        value = float(text.strip().replace(",", "."))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} não é um número") from None
-    if not math.isfinite(value) or value <= 0 or value > high:
-        raise argparse.ArgumentTypeError(f"{text!r} não serve: use {what} maior que 0 e no máximo {high:.0f}")
-    return value
-
-
-def _grade_max(text: str) -> float:
-    return _number(text, GRADE_MAX, "um número")
-
-
-def _seconds(text: str) -> float:
-    return _number(text, TIMEOUT_MAX, "um número de segundos")
 
 PLATFORMS = ("gradescope", "prairielearn", "classroom")
 HELP_TIMEOUT = 10.0

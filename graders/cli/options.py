@@ -10,32 +10,16 @@ import os
 import sys
 
 from .. import exercises
-from ..arguments import EXIT_USAGE, Parser, translate  # noqa: F401 (the CLI's names)
+from ..arguments import ALL_EXERCISES, EXIT_USAGE, GRADE_MAX, TIMEOUT_MAX, Parser, translate  # noqa: F401 (the CLI's names)
+from ..arguments import grade_max as _grade_max, number as _number, seconds as _seconds
 
-ALL_EXERCISES = "todos"
-# Bounds that keep every value meaningful: a run longer than an hour is a typo, not a limit.
-TIMEOUT_MAX = 3600.0
 MEMORY_MIN, MEMORY_MAX = 64, 1 << 20
 JOBS_MAX = 256
 MAX_OPS_MIN, MAX_OPS_MAX = 100, 10_000_000
 MAX_WRITE_MAX_MB = 4096
 MAX_OUTPUT_MAX_MB = 1024
 FORMATS = ("text", "json", "csv", "planilha", "html", "moodle", "moodle-tarefa", "vpl")
-GRADE_MAX = 1000.0
 
-def _number(text: str) -> float:
-    try:
-        return float(text.strip().replace(",", "."))  # "2,5" is how a pt-BR instructor writes 2.5
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} não é um número") from None
-
-
-def _seconds(text: str) -> float:
-    value = _number(text)
-    if not math.isfinite(value) or value <= 0 or value > TIMEOUT_MAX:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} não serve: use um número de segundos maior que 0 e no máximo {TIMEOUT_MAX:.0f}")
-    return value
 
 
 def _bounded_int(low: int, high: int, unit: str):
@@ -45,13 +29,6 @@ def _bounded_int(low: int, high: int, unit: str):
             raise argparse.ArgumentTypeError(f"{text!r} não serve: use um número inteiro de {low} a {high}{unit}")
         return int(value)
     return parse
-
-
-def _grade_max(text: str) -> float:
-    value = _number(text)
-    if not math.isfinite(value) or value <= 0 or value > GRADE_MAX:
-        raise argparse.ArgumentTypeError(f"{text!r} não serve: use um número maior que 0 e no máximo {GRADE_MAX:.0f}")
-    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
