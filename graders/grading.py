@@ -68,10 +68,15 @@ def diagnosis_open(exercise_id: str, results: dict[str, CriterionResult]) -> boo
     starter (`feedback_after_questions` in exercise.toml), the explanations of the code (messages,
     disk views, advice, the crash timeline) would answer those questions: they open only once every
     question's criterion is answered right or its answer revealed, never by a guess being tried."""
+    return diagnosis_settled(exercise_id, {cid for cid, r in results.items() if r.passed or r.revealed})
+
+
+def diagnosis_settled(exercise_id: str, settled: set) -> bool:
+    """The same rule on the ids of the criteria that are right or revealed (the autograders read them
+    from the CLI's report)."""
     if not exercises.load(exercise_id).get("feedback_after_questions"):
         return True
-    asked = {q["criterion"] for q in exercises.questions(exercise_id)}
-    return all(cid in results and (results[cid].passed or results[cid].revealed) for cid in asked)
+    return {q["criterion"] for q in exercises.questions(exercise_id)} <= set(settled)
 
 
 def close_code_feedback(results: dict[str, CriterionResult], code_ids) -> None:

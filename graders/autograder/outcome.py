@@ -18,7 +18,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from .. import exercises
-from ..grading import CLOSED_CODE_FEEDBACK
+from ..grading import CLOSED_CODE_FEEDBACK, diagnosis_settled
 from ..judge.ends import end_sentence, end_text
 
 # Written beside graders/ in every generated autograder: what the instructor chose.
@@ -228,15 +228,6 @@ def _best(rows: list[dict], exercise: str, weights: dict) -> dict:
     return max(candidates, key=key)[1]
 
 
-def _diagnosis_open(criteria: list[dict], exercise: str) -> bool:
-    """The page's rule (graders.grading.diagnosis_open) on the CLI's criteria: the code criteria of an
-    exercise with `feedback_after_questions` explain themselves only once every question's criterion
-    is right or its answer revealed, never by a guess being tried; a bare .py never opens them."""
-    asked = {q["criterion"] for q in exercises.questions(exercise)}
-    found = {c["id"]: c for c in criteria}
-    return all(found.get(cid, {}).get("passed") or found.get(cid, {}).get("revealed") for cid in asked)
-
-
 def allocate(weights: list[tuple[tuple, float]], total: float | None, places: int) -> dict[tuple, int]:
     """{key: points in units of 10**-places}: each weight's share of `total` (or the weight itself
     when `total` is None), rounded so that the shares add up to exactly the total (largest remainder)."""
@@ -268,8 +259,9 @@ def build(run: CliRun, total: float | None, places: int = 2) -> Outcome:
         w = weights.get(ex, {"exercise": 1, "criteria": {}})
         if rows:
             chosen[ex] = _best(rows, ex, w["criteria"])
-            open_feedback[ex] = (not exercises.load(ex).get("feedback_after_questions")
-                                 or _diagnosis_open(chosen[ex]["criteria"], ex))
+            # The page's rule, on the CLI's criteria (a bare .py answers no question: never open).
+            open_feedback[ex] = diagnosis_settled(ex, {c["id"] for c in chosen[ex]["criteria"]
+                                                       if c.get("passed") or c.get("revealed")})
         for cid in (report.get("columns") or {}).get(ex, {}).get("criteria", {}):
             keyed.append(((ex, cid), w["exercise"] * w["criteria"].get(cid, 1)))
     units = allocate(keyed, total, places)
