@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import errno
 import os
+import signal
 
 from .errors import Refused
 from .linux import s32
@@ -147,11 +148,20 @@ class Groups:
             raise Refused(errno.ESRCH)
         sent = False
         for member in members:
+            # By pidfd, checked after it is opened: a member gone meanwhile whose number went to a
+            # process outside the run is never signalled (we signal with the supervisor's rights).
             try:
-                os.kill(member, sig)
-                sent = True
+                fd = os.pidfd_open(member)
+            except OSError:
+                continue
+            try:
+                if self._run_member(member) is not None:
+                    signal.pidfd_send_signal(fd, sig)
+                    sent = True
             except ProcessLookupError:
                 pass
+            finally:
+                os.close(fd)
         if not sent:
             raise Refused(errno.ESRCH)
         return 0
