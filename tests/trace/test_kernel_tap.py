@@ -490,6 +490,55 @@ def test_kill_supervisor_and_everyone_is_refused(sandbox):
     assert run(sandbox, "def save_checkpoint(state): pass").end == "exit"
 
 
+def test_groups_the_run_makes_never_reach_a_process_outside(sandbox):
+    """A group or session of the run's own (reduced mode keeps them in the supervisor) gives no way to
+    signal a process outside: a decoy in its own group and session survives every attempt, checked
+    from outside."""
+    import signal
+    import subprocess
+    import sys
+
+    decoy = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True)
+    try:
+        trace = run(sandbox, f"""
+            import signal
+            def save_checkpoint(state):
+                out = []
+                def attempt(name, call):
+                    try:
+                        call()
+                        out.append(name + ":ok")
+                    except OSError as exc:
+                        out.append(name + ":" + type(exc).__name__)
+                attempt("getpgid", lambda: os.getpgid({decoy.pid}))
+                child = os.fork()
+                if child == 0:
+                    code = 0
+                    try:
+                        os.setpgid(0, 0)
+                        for call in (lambda: os.setpgid(0, {decoy.pid}), lambda: os.killpg({decoy.pid}, signal.SIGKILL),
+                                     lambda: os.kill(-{decoy.pid}, signal.SIGKILL), lambda: os.kill(0, 0)):
+                            try:
+                                call()
+                            except OSError:
+                                code += 1
+                    finally:
+                        os._exit(code)
+                _pid, status = os.waitpid(child, 0)
+                out.append("child:" + str(os.waitstatus_to_exitcode(status)))
+                attempt("killpg", lambda: os.killpg({decoy.pid}, signal.SIGKILL))
+                print(out)
+        """)
+        ok(trace)
+        assert "'getpgid:ProcessLookupError'" in trace.output, trace.output
+        assert "'child:3'" in trace.output, trace.output  # three refused, kill(0, 0) in its own group fine
+        assert "'killpg:ProcessLookupError'" in trace.output, trace.output
+        assert decoy.poll() is None  # the decoy is alive
+    finally:
+        decoy.kill()
+        decoy.wait()
+
+
 def test_server_killed_from_outside_breaks_one_run_only(reduced):
     import signal
     import threading
