@@ -291,8 +291,9 @@ class Nivel2Judge:
         if sorted(set(n for n in names if isinstance(n, str))) != sorted(u["name"] for u in self.tool_uses):
             return CriterionResult(cid, False, "Não dá para verificar o ponto A: run_agent não executou as duas ferramentas do roteiro.")
         first = None
+        recorded: dict[str, str] = {}  # tool_use id -> tool name, for results a crash state already held
         for point in self.points:
-            failure = self.point_failure(point, point.state.content)
+            failure = self.point_failure(point, point.state.content) or self.regression_failure(point, recorded)
             if failure:
                 self.outcomes.setdefault(point.n, (cid, failure))
                 if first is None:
@@ -352,6 +353,30 @@ class Nivel2Judge:
                 return (f"{label}: {seen}. Depois que {block['name']} termina, grave o ponto B — o resultado em messages "
                         "e pendingToolUse = None — antes de chamar o modelo de novo.")
         return ""
+
+    def regression_failure(self, point: Point, recorded: dict[str, str]) -> str:
+        """A checkpoint that goes back: once a crash state held a tool's result (its point B), every later
+        one that loads must hold it too. An older state written again (a copy kept by another process, a
+        stale save) makes the resume run that tool again, or ask the model for it again. `recorded`
+        collects the results seen so far, in the order of the crash states."""
+        try:
+            saved = parse(point.state.content)
+        except (ValueError, UnicodeDecodeError):
+            return ""
+        if not isinstance(saved, dict):
+            return ""
+        lost = [name for use_id, name in recorded.items() if not has_result(saved, use_id)]
+        for block in self.tool_uses:
+            if has_result(saved, block["id"]):
+                recorded.setdefault(block["id"], block["name"])
+        if not lost:
+            return ""
+        pending = saved.get("pendingToolUse")
+        shown = "ausente" if "pendingToolUse" not in saved else protocol.brief(pending, 80)
+        return (f"{self.label(point)}: o checkpoint em disco voltou a um estado anterior — o resultado de {lost[0]}, "
+                f"que um checkpoint anterior já tinha gravado (o ponto B), sumiu de messages (pendingToolUse = {shown}). "
+                f"Uma queda aqui faria a retomada executar {lost[0]} de novo, ou pedir ao modelo de novo. Nenhuma "
+                "gravação pode trazer de volta um estado mais antigo que o último ponto B.")
 
     def window_failure(self, point: Point, content: bytes | None, power: str = "") -> str:
         """A state saved after the tool a reply asked for started and before the next model call: a crash there

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 from graders.judge.nivel2 import Nivel2Judge, judge
 
 from .tracebuilder import Builder, run_agent
@@ -52,6 +54,35 @@ def test_the_reply_saved_before_point_a_without_the_call_fails_ponto_a():
 
 def test_a_save_before_the_reply_joins_messages_is_no_lost_call():
     results, _ = verdict(run_agent(early="tokens"))
+    assert passed(results) == ALL
+
+
+def test_an_older_state_written_again_after_point_b_fails_ponto_a():
+    """A copy of point A of the first turn, saved again once the task is over (a stale helper): a
+    resume would run that tool again, though its result had been on disk."""
+    seen = []
+
+    def save(b, state):
+        seen.append(copy.deepcopy(state))
+        b.save_atomic(state, fsync=True, dirsync=True)
+
+    b = run_agent(save=save)
+    b.save_atomic(seen[0], fsync=True, dirsync=True)
+    results, _ = verdict(b)
+    assert passed(results) == {**ALL, "ponto-a": False}
+    assert "voltou a um estado anterior" in results["ponto-a"].message
+
+
+def test_the_last_state_saved_again_is_no_regression():
+    seen = []
+
+    def save(b, state):
+        seen.append(copy.deepcopy(state))
+        b.save_atomic(state, fsync=True, dirsync=True)
+
+    b = run_agent(save=save)
+    b.save_atomic(seen[-1], fsync=True, dirsync=True)
+    results, _ = verdict(b)
     assert passed(results) == ALL
 
 
