@@ -81,9 +81,17 @@ def left_on_disk(content: bytes) -> str:
     """`ficou com N bytes, terminando em “…”`: the end of a file says where a write was cut."""
     if not content:
         return "ficou vazio (0 bytes)"
-    text = content.decode("utf-8", "replace").replace("\n", " ")
+    size = plural(len(content), 'byte', 'bytes')
+    # Zero bytes at the end: a file grown (truncate, a mapping) before its data arrived.
+    body = content.rstrip(b"\0")
+    zeros = len(content) - len(body)
+    if not body:
+        return f"ficou com {size}, todos zero (\\0)"
+    text = body.decode("utf-8", "replace").replace("\n", " ")
     tail = text[-60:] if len(text) > 60 else text
-    return f"ficou com {plural(len(content), 'byte', 'bytes')}, terminando em “…{tail}”"
+    if zeros:
+        return f"ficou com {size}: “…{tail}” e depois {plural(zeros, 'byte zero', 'bytes zero')} (\\0)"
+    return f"ficou com {size}, terminando em “…{tail}”"
 
 
 def disk_view(crash: str, path: str, content: bytes | None) -> dict:

@@ -52,8 +52,11 @@ class Mappings:
             st = os.fstat(dup)
             decided = _key(st)
             writable = fcntl.fcntl(dup, fcntl.F_GETFL) & os.O_ACCMODE != os.O_RDONLY
-            # Outside the roots' file systems (a memfd, a device) the stores reach no file we trace.
-            if stat.S_ISREG(st.st_mode) and writable and st.st_dev in self.root_devs:
+            # Outside the roots' file systems (a memfd, a device) the stores reach no file we trace; nor
+            # in a file whose last name is gone (multiprocessing's heap in /dev/shm: mkstemp, unlink,
+            # mmap), which no crash state can ever show.
+            if (stat.S_ISREG(st.st_mode) and writable and st.st_dev in self.root_devs
+                    and not self._nameless(st)):
                 node = self.node_of(st)
                 key = _key(st)
                 if not prot & PROT_WRITE:
@@ -310,9 +313,20 @@ class Mappings:
             raise Stop("runaway", {"data": self.max_data})
         return os.pread(dup, size, 0)
 
+    def _nameless(self, st) -> bool:
+        """A file with no name left that can never get one again (linkat refuses it unless it was
+        opened O_TMPFILE without O_EXCL): what is stored in it reaches no crash state."""
+        return st.st_nlink == 0 and self.nodes.get((st.st_dev, st.st_ino)) not in self.linkable
+
     def capture_mapped(self):
-        """Record what the stores through shared mappings changed since we last looked."""
+        """Record what the stores through shared mappings changed since we last looked. A mapped file
+        whose last name went (mapped, then unlinked) is dropped: nothing in it can be judged."""
         for node, entry in list(self.mapped.items()):
+            if self._nameless(os.fstat(entry[0])):
+                del self.mapped[node]
+                os.close(entry[0])
+                self._record(Event("unmapped", node=node))
+                continue
             now = self._contents(entry[0])
             old = entry[1]
             if now == old:

@@ -85,6 +85,8 @@ class Opens:
             st = os.fstat(fd)
             dnode = self.node_of(os.fstat(pfd))
             node = self.node_of(st, fresh=created)
+            if tmpfile and not base & os.O_EXCL:
+                self.linkable.add(node)  # nameless, but linkat(AT_EMPTY_PATH) may give it a name later
             trunc = bool(base & os.O_TRUNC) and not created and stat.S_ISREG(st.st_mode)
             self._record(Event("open", node=node, dir=dnode, name="" if tmpfile else name, created=created,
                                trunc=trunc, kind2="file", path=full))

@@ -98,6 +98,8 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.maywrite: dict = {}
         self.risky: dict = {}  # tid -> (kind, tgid, keys, call number) of a mapping call it may still be in
         self.unsure = False  # a shared mmap was let through while other threads ran
+        # Nodes opened O_TMPFILE without O_EXCL: the only files with no name left that can get one again.
+        self.linkable: set = set()
         self.bound_names: set = set()  # abstract socket names this run bound (Sockets)
         self.outlived = False  # a process of the run was still alive at the time limit, the runner gone
         self.nr_mmap, self.nr_mremap = syscall_nr("mmap"), syscall_nr("mremap")
