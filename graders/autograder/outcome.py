@@ -74,7 +74,9 @@ class Outcome:
 
 # How a run ended when it did not end by itself (graders/judge/ends.py), as the criteria word it: said
 # once for the whole run, where the student reads it even when the criteria themselves stay closed.
-_RUN_ENDS = [SimpleNamespace(end=end, limits=None, code=None) for end in ("timeout", "flood", "protocol")]
+_RUN_ENDS = [SimpleNamespace(end=end, limits=None, code=None, report=None) for end in ("timeout", "flood", "protocol")]
+# A time-out after the function returned (a thread or a process kept the run alive) has words of its own.
+_RUN_ENDS.append(SimpleNamespace(end="timeout", limits=None, code=None, report={"kind": "ok"}))
 
 
 def run_endings(tests: list[Test]) -> list[str]:

@@ -11,6 +11,12 @@ def end_text(trace) -> str:
     if trace.end == "signal":
         return signal_text(trace.code)
     limits = trace.limits or {}
+    if trace.end == "timeout" and (getattr(trace, "report", None) or {}).get("kind") == "ok":
+        # The runner's end report came (the function returned, by the code's own account: only the wording
+        # rests on it, the verdict is a failure either way), and the process still did not end.
+        return ("tempo esgotado — a função voltou, mas o processo não terminou no tempo permitido: uma thread que "
+                "não é daemon (ou um processo filho) continuou rodando e o manteve vivo. Espere as threads e os "
+                "processos que o código inicia terminarem (join) antes de voltar")
     message = limits.get("message")
     message = message[:500] if isinstance(message, str) else ""
     return {

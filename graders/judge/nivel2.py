@@ -126,7 +126,9 @@ class Nivel2Judge:
             why = end_text(trace) if trace.end != "exit" else (self._failure_text() or f"o processo terminou com o código {trace.code}")
             if refused:
                 why += "; antes, " + _text((refused[0].payload or {}).get("message")).rstrip(".")
-            return CriterionResult(cid, False, f"run_agent não chegou ao fim: {why.rstrip('.')}.")
+            returned = trace.end == "timeout" and (trace.report or {}).get("kind") == "ok"
+            head = "run_agent voltou, mas a execução não terminou" if returned else "run_agent não chegou ao fim"
+            return CriterionResult(cid, False, f"{head}: {why.rstrip('.')}.")
         if (trace.report or {}).get("kind") != "ok":
             # Status 0 without run_agent returning: the code ended the process itself (os._exit...).
             before = " antes mesmo da primeira chamada ao modelo" if not self.models else ""

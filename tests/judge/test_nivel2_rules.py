@@ -264,6 +264,16 @@ def test_what_stopped_the_run_outranks_the_runners_account_of_the_load():
         assert "saída demais" in result.message and "OutputFlood" not in result.message, result.message
 
 
+def test_a_time_out_after_run_agent_returned_says_what_kept_it_alive():
+    """The runner's end report came (run_agent returned) but the process did not end: a non-daemon thread
+    or a child kept it alive. Still a failure; the words say what happened, not "laço infinito"."""
+    results, _ = verdict(run_agent(), end="timeout", report={"kind": "ok", "phase": "call"})
+    message = results["executavel"].message
+    assert not results["executavel"].passed
+    assert message.startswith("run_agent voltou, mas a execução não terminou"), message
+    assert "thread que não é daemon" in message and "laço infinito" not in message
+
+
 def test_a_signal_is_named_with_what_it_usually_means():
     results, _ = verdict(run_agent(), end="signal", code=2)
     message = results["executavel"].message
