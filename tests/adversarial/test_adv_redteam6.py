@@ -38,6 +38,8 @@ FAILS = {
     "rt6_bad_pending_cleared_before_tool": {"ponto-a"},
     "rt6_bad_mirror_drops_pending": {"ponto-a"},
     "rt6_bad_b_by_late_child": {"ponto-a"},
+    "rt6_bad_stale_resave_after_reply": {"ponto-a"},
+    "rt6_bad_atexit_inplace": {"escrita-atomica"},
     # Its 200-byte pieces leave, between two of them, a JSON that loads with turns=1 and no tool_result.
     "rt6_bad_queue_writer_inplace": {"escrita-atomica", "seis-campos"},
     # Every checkpoint on disk is NUL bytes: nothing loads, so no point is kept and no field is right.
@@ -57,6 +59,10 @@ WRONG = {
     ("rt6_ok_mmap_child_mprotect_parent_readonly", None):
         "false fail: the child that made its mapping writable has exited; the parent's read-only mapping keeps the "
         "file 'mapped' across os.replace",
+    ("rt6_bad_stale_resave_after_reply", None):
+        "false pass: a helper rewrites the stale point-A state (pending call of a tool that already ran, no result) "
+        "after point B and the next model reply; states after a model reply and before the next tool are never "
+        "checked by ponto-a",
     ("rt6_bad_daemon_thread_inplace_after_return", None):
         "false pass (for a harness that lives on after run_agent): the runner's exit kills the daemon thread before "
         "its in-place rewrite, and nothing says a thread was still running",
@@ -68,6 +74,9 @@ WRONG = {
         "checks its tokensUsed against the replies served when it landed (2), not the conversation it holds",
     ("rt6_ok_killpg_session_helper", CONTAINER):
         "reduced mode: setsid is a no-op, so os.killpg(helper.pid) after start_new_session is refused (PermissionError)",
+    ("rt6_ok_setsid_checked", CONTAINER):
+        "reduced mode: setsid and setpgid are no-ops, so a helper's os.getsid(0) == os.getpid() (and "
+        "os.getpgrp() == os.getpid()) check after them fails",
     ("rt6_ok_killpg_getpgid_helper", CONTAINER):
         "reduced mode: setpgid is a no-op, so os.killpg(os.getpgid(helper.pid)) signals the whole run (SIGTERM)",
 }
