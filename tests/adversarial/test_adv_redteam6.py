@@ -40,6 +40,8 @@ FAILS = {
     "rt6_bad_b_by_late_child": {"ponto-a"},
     "rt6_bad_stale_resave_after_reply": {"ponto-a"},
     "rt6_bad_atexit_inplace": {"escrita-atomica"},
+    "rt6_bad_session_helper_inplace": {"escrita-atomica"},
+    "rt6_bad_shell_rewrites_after_return": {"escrita-atomica"},
     # Its 200-byte pieces leave, between two of them, a JSON that loads with turns=1 and no tool_result.
     "rt6_bad_queue_writer_inplace": {"escrita-atomica", "seis-campos"},
     # Every checkpoint on disk is NUL bytes: nothing loads, so no point is kept and no field is right.
@@ -77,6 +79,8 @@ WRONG = {
     ("rt6_ok_setsid_checked", CONTAINER):
         "reduced mode: setsid and setpgid are no-ops, so a helper's os.getsid(0) == os.getpid() (and "
         "os.getpgrp() == os.getpid()) check after them fails",
+    ("rt6_ok_child_kills_own_group", CONTAINER):
+        "reduced mode: setpgid is a no-op, so a child's os.killpg(0, SIGTERM) after os.setpgrp() signals the whole run",
     ("rt6_ok_killpg_getpgid_helper", CONTAINER):
         "reduced mode: setpgid is a no-op, so os.killpg(os.getpgid(helper.pid)) signals the whole run (SIGTERM)",
 }
