@@ -41,6 +41,8 @@ CASES = {
         "but the grader judges the published file still writable-mapped",
     "rt6_ok_mmap_resize_fill": "",
     "rt6_ok_map_private_scratch": "",
+    "rt6_ok_mmap_replaced_by_fixed_anon": "",
+    "rt6_ok_tokens_saved_on_reply": "",
 }
 # Left to reasoning: rt6_bad_mremap_upgrade_in_place rewrites the checkpoint through a mapping, and mapping
 # stores are no syscalls: strace kills only before its ftruncate or after its stores, never between them.
