@@ -74,6 +74,10 @@ WRONG = {
     ("rt6_bad_b_by_late_child", None):
         "one bug, two criteria: the turn-1 state a late child saves is complete and consistent, but seis-campos "
         "checks its tokensUsed against the replies served when it landed (2), not the conversation it holds",
+    ("rt6_ok_mp_value_progress", None):
+        "not graded: the page of multiprocessing's heap arena (an unlinked /dev/shm file mapped shared) that holds a "
+        "shared Value is recorded as a 4 KB write at every change between two calls, and 6000 increments pass the "
+        "16 MB written limit (the code writes ~60 KB of logs)",
     ("rt6_ok_killpg_session_helper", CONTAINER):
         "reduced mode: setsid is a no-op, so os.killpg(helper.pid) after start_new_session is refused (PermissionError)",
     ("rt6_ok_setsid_checked", CONTAINER):
