@@ -153,8 +153,13 @@ def _parity():
 
 @pytest.mark.parametrize("name", list(_parity()))
 def test_same_verdict_in_both_modes(graded, name):
-    verdicts = {mode_id(m): _verdict(graded, name, m) for m in ISOLATION_MODES}
-    assert len({tuple(sorted(v.items())) for v in verdicts.values()}) == 1, verdicts
+    verdicts = {}
+    for m in ISOLATION_MODES:
+        entry = graded(m)[2][f"{name}.py"]
+        # Not graded (a grader limit) counts as a verdict of its own, the same in both modes or not.
+        verdicts[mode_id(m)] = (("error", entry["error"].split(":")[0]) if "error" in entry else
+                                tuple(sorted((c["id"], c["passed"]) for c in entry["criteria"] if c["id"] in CODE_CRITERIA)))
+    assert len(set(verdicts.values())) == 1, verdicts
 
 
 def test_no_process_left_and_no_decoy_changed(graded):
