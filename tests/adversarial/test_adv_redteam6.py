@@ -39,6 +39,7 @@ FAILS = {
     "rt6_bad_mirror_drops_pending": {"ponto-a"},
     "rt6_bad_b_by_late_child": {"ponto-a"},
     "rt6_bad_stale_resave_after_reply": {"ponto-a"},
+    "rt6_bad_helper_clears_after_tool": {"ponto-a"},
     "rt6_bad_atexit_inplace": {"escrita-atomica"},
     # The process never ends: run_agent returned, but the interpreter waits for the thread at its exit.
     "rt6_bad_nondaemon_thread_forever": {"executavel"},
