@@ -30,9 +30,6 @@ LIMIT = 15
 # The criteria each broken case must fail (what a kill exposes); every other code criterion passes.
 FAILS = {
     "rt6_bad_nondaemon_thread_inplace_after_return": {"escrita-atomica"},
-    # A harness that lives on after run_agent keeps a daemon thread or daemonic Process running.
-    "rt6_bad_daemon_thread_inplace_after_return": {"escrita-atomica"},
-    "rt6_bad_mp_daemon_process_inplace": {"escrita-atomica"},
     "rt6_bad_mp_process_left_inplace": {"escrita-atomica"},
     "rt6_bad_save_response_before_pending": {"ponto-a"},
     "rt6_bad_pending_cleared_before_tool": {"ponto-a"},
@@ -58,46 +55,9 @@ FAILS = {
     "rt6_bad_downgrade_then_upgrade_in_place": {"escrita-atomica"},
 }
 
-# Misjudged today: (case, mode or None for every mode) -> why. Reported in /work/shared/redteam6-findings.md.
-WRONG = {
-    ("rt6_bad_save_response_before_pending", None):
-        "false pass: a state saved after the tool_use reply and before point A (assistant tool_use in messages, "
-        "pendingToolUse null, no tool_result) is never checked by ponto-a (window_failure needs since >= 1)",
-    ("rt6_ok_mmap_downgrade_then_publish", None):
-        "false fail: mprotect(PROT_READ) drops the write permission, but the file stays 'mapped' while any shared "
-        "mapping of it lives, so the published checkpoint is judged writable-mapped",
-    ("rt6_ok_mmap_child_mprotect_parent_readonly", None):
-        "false fail: the child that made its mapping writable has exited; the parent's read-only mapping keeps the "
-        "file 'mapped' across os.replace",
-    ("rt6_bad_stale_resave_after_reply", None):
-        "false pass: a helper rewrites the stale point-A state (pending call of a tool that already ran, no result) "
-        "after point B and the next model reply; states after a model reply and before the next tool are never "
-        "checked by ponto-a",
-    ("rt6_bad_stale_resave_after_return", None):
-        "false pass: after the final reply, helpers rewrite older point-A states; a finished state only has to be one "
-        "of the complete checkpoints written so far, not the last one, and ponto-a ignores finished states",
-    ("rt6_bad_daemon_thread_inplace_after_return", None):
-        "false pass (for a harness that lives on after run_agent): the runner's exit kills the daemon thread before "
-        "its in-place rewrite, and nothing says a thread was still running",
-    ("rt6_bad_mp_daemon_process_inplace", None):
-        "false pass (for a harness that lives on after run_agent): multiprocessing's exit handler terminates the "
-        "daemonic Process before its in-place rewrite, and nothing says it was still running",
-    ("rt6_bad_b_by_late_child", None):
-        "one bug, two criteria: the turn-1 state a late child saves is complete and consistent, but seis-campos "
-        "checks its tokensUsed against the replies served when it landed (2), not the conversation it holds",
-    ("rt6_ok_mp_value_progress", None):
-        "not graded: the page of multiprocessing's heap arena (an unlinked /dev/shm file mapped shared) that holds a "
-        "shared Value is recorded as a 4 KB write at every change between two calls, and 6000 increments pass the "
-        "16 MB written limit (the code writes ~60 KB of logs)",
-    ("rt6_ok_killpg_session_helper", CONTAINER):
-        "reduced mode: setsid is a no-op, so os.killpg(helper.pid) after start_new_session is refused (PermissionError)",
-    ("rt6_ok_setsid_checked", CONTAINER):
-        "reduced mode: setsid and setpgid are no-ops, so a helper's os.getsid(0) == os.getpid() (and "
-        "os.getpgrp() == os.getpid()) check after them fails",
-    ("rt6_ok_child_kills_own_group", CONTAINER):
-        "reduced mode: setpgid is a no-op, so a child's os.killpg(0, SIGTERM) after os.setpgrp() signals the whole run",
-    ("rt6_ok_killpg_getpgid_helper", CONTAINER):
-        "reduced mode: setpgid is a no-op, so os.killpg(os.getpgid(helper.pid)) signals the whole run (SIGTERM)",
+WRONG: dict = {
+    # Every verdict of this round is right today; a misjudgment found later goes here as
+    # (case, mode or None for every mode) -> why, and shows as a strict xfail.
 }
 
 

@@ -11,7 +11,7 @@ states must be the grader's, for the two criteria a kill decides:
   state's last message asks for a tool while the file carries neither that call nor its result.
 
 The other rt6 cases are labelled by reasoning (their headers; tests/adversarial/test_adv_redteam6.py).
-Misjudged today: strict xfails."""
+A case misjudged later is a strict xfail here, with the reason as its value in CASES."""
 
 from __future__ import annotations
 
@@ -30,15 +30,11 @@ if str(ADVERSARIAL) not in sys.path:
 
 # Case -> why the grader disagrees with the real kills today ("" when it agrees).
 CASES = {
-    "rt6_bad_save_response_before_pending":
-        "false pass: a real kill after the save made right after the tool_use reply leaves pendingToolUse null and no "
-        "tool_result; ponto-a never checks that state",
+    "rt6_bad_save_response_before_pending": "",
     "rt6_bad_pending_cleared_before_tool": "",
     "rt6_bad_mirror_drops_pending": "",
     "rt6_bad_map_private_never_reaches_file": "",
-    "rt6_ok_mmap_downgrade_then_publish":
-        "false fail: every real state is a complete checkpoint (after mprotect(PROT_READ) no store can reach the file), "
-        "but the grader judges the published file still writable-mapped",
+    "rt6_ok_mmap_downgrade_then_publish": "",
     "rt6_ok_mmap_resize_fill": "",
     "rt6_ok_map_private_scratch": "",
     "rt6_ok_mmap_replaced_by_fixed_anon": "",

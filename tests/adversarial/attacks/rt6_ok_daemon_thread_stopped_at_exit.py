@@ -1,7 +1,8 @@
-# Broken: like the non-daemon case, but the thread is a daemon: 0.3 s after run_agent returned it
-# rewrites checkpoint.json IN PLACE in 256-byte pieces. A harness that lives on after run_agent
-# (a server running task after task) keeps the thread running, and a kill between two pieces leaves
-# half a JSON; only a process that exits at once kills the thread before it writes.
+# Honest under the graded program's model (run_agent, then the interpreter's normal exit, as a script
+# that calls run_agent and ends): the thread is a daemon that would rewrite checkpoint.json IN PLACE
+# 0.3 s after run_agent returned, but Python stops daemon threads at exit, so that write never
+# happens, in this program or under real kills. (A harness that lived on after run_agent would keep
+# it running: PROFESSORES.md and the statement say which program is graded.)
 #@@INCLUDE:_solution.py@@
 import threading as _threading_rt6
 import time as _time_rt6

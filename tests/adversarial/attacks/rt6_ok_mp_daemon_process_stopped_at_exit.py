@@ -1,7 +1,7 @@
-# Broken: like rt6_bad_mp_process_left_inplace, but the Process is a daemon (daemon=True), left
-# running: 0.3 s after run_agent returned it rewrites checkpoint.json IN PLACE in pieces. In a harness
-# that lives on after run_agent, it writes and a kill tears the file; multiprocessing terminates it
-# only when the interpreter exits.
+# Honest under the graded program's model (run_agent, then the interpreter's normal exit): like
+# rt6_bad_mp_process_left_inplace, but the Process is a daemon (daemon=True) that would rewrite
+# checkpoint.json IN PLACE 0.3 s after run_agent returned; multiprocessing terminates daemonic
+# Processes when the interpreter exits, so that write never happens.
 #@@INCLUDE:_solution.py@@
 import multiprocessing as _mp_rt6
 import time as _time_rt6
