@@ -360,9 +360,18 @@ class Nivel2Judge:
         """A checkpoint that goes back: once a crash state held a tool's result (its point B), every later
         one that loads must hold it too. An older state written again (a copy kept by another process, a
         stale save) makes the resume run that tool again, or ask the model for it again. `recorded`
-        collects the results seen so far, in the order of the crash states."""
+        collects the results seen so far, in the order of the crash states. A cut inside a write, or the
+        file between two pieces of one document, is escrita-atomica's to judge (whatever mixture it
+        leaves), never a regression of the saves."""
+        state = point.state
+        if state.kind == TORN:
+            return ""
+        event = state.event
+        if (state.kind == AFTER and event is not None and event.kind == "write"
+                and bytes(event.data or b"") != (state.content or b"")):
+            return ""  # between two pieces of one document written in place: a mixture, like a cut
         try:
-            saved = parse(point.state.content)
+            saved = parse(state.content)
         except (ValueError, UnicodeDecodeError):
             return ""
         if not isinstance(saved, dict):

@@ -1,4 +1,4 @@
-# Honest under the graded program's model (run_agent, then the interpreter's normal exit, as a script
+# Honest: under the graded program's model (run_agent, then the interpreter's normal exit, as a script
 # that calls run_agent and ends): the thread is a daemon that would rewrite checkpoint.json IN PLACE
 # 0.3 s after run_agent returned, but Python stops daemon threads at exit, so that write never
 # happens, in this program or under real kills. (A harness that lived on after run_agent would keep

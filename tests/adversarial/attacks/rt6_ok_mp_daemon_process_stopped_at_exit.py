@@ -1,4 +1,4 @@
-# Honest under the graded program's model (run_agent, then the interpreter's normal exit): like
+# Honest: under the graded program's model (run_agent, then the interpreter's normal exit): like
 # rt6_bad_mp_process_left_inplace, but the Process is a daemon (daemon=True) that would rewrite
 # checkpoint.json IN PLACE 0.3 s after run_agent returned; multiprocessing terminates daemonic
 # Processes when the interpreter exits, so that write never happens.
