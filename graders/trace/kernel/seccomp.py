@@ -186,7 +186,7 @@ def build_filter(reduced: bool) -> bytes:
             if rc < 0:
                 raise OSError(-rc, f"seccomp_rule_add {nr}")
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED))
-    # What can take a mapping away (mmap.py's confirmation of a mapping made while other threads run
+    # What can take a mapping away (mappings.py's _confirm of a mapping made while other threads run
     # counts on seeing it before anything removes it): munmap, and a MAP_FIXED mapping over it.
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_FIXED, MAP_FIXED))
     rule(ACT_NOTIFY, "munmap")
