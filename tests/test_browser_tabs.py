@@ -111,3 +111,31 @@ def test_two_tabs_editing_at_once_keep_both_versions(tabs):
     for page in (first, second, third):
         widget(page, "nivel-2").locator(".exercise-conflict").wait_for(state="hidden", timeout=10_000)
     assert other in editor_text(second, "nivel-2")
+
+
+# Another tab's save as this tab finds it in storage before it hears of it (the storage event never
+# fires in the document that writes, so this tab has not): a newer version with other code.
+OTHER_TAB_SAVED = """code => localStorage.setItem("licao-2/exercicio/nivel-2",
+  JSON.stringify({ version: 1, rev: 7, code, answers: {}, updatedAt: new Date().toISOString() }))"""
+# The browser refuses every new key (storage full): an aside cannot be kept, a record can be replaced.
+ASIDES_REFUSED = """prefix => {
+  const setItem = Storage.prototype.setItem;
+  Storage.prototype.setItem = function (key, value) {
+    if (String(key).startsWith(prefix)) throw new DOMException("cheio", "QuotaExceededError");
+    return setItem.call(this, key, value);
+  };
+}"""
+
+
+def test_a_version_that_cannot_be_kept_aside_is_not_overwritten(tabs):
+    open_tab, _ = tabs
+    page = open_tab()
+    other = "# versão que a outra aba guardou"
+    page.evaluate(OTHER_TAB_SAVED, other + "\n")
+    page.evaluate(ASIDES_REFUSED, ASIDE)
+    type_at_start(page, "# versão desta aba\n")
+    alert = widget(page, "nivel-2").locator(".exercise-alert")
+    alert.wait_for(state="visible", timeout=10_000)
+    assert "não foi guardada" in alert.inner_text()
+    assert other in everything_stored(page)  # the other tab's work is still there
+    assert "# versão desta aba" in editor_text(page, "nivel-2")  # and this tab's is still on screen

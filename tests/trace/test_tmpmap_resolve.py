@@ -71,3 +71,36 @@ def test_a_missing_folder_in_the_runs_tmp_is_missing(folders):
 def test_bubblewrap_mode_maps_nothing(folders):
     sup = _sup(folders, reduced=False)
     assert _resolve(sup, "/tmp/x") == ("/tmp", "x") and not sup.tmp_hit
+
+
+def test_a_working_folder_in_the_machines_dev_shm_is_the_runs(folders, monkeypatch):
+    # chdir is the kernel's (looks.py): a cwd in the machine's /dev/shm leads, as under bubblewrap, to
+    # the run's own /dev/shm for every later call, as a cwd in the machine's /tmp leads to its /tmp.
+    work, tmp = folders
+    shm = os.path.join(os.path.dirname(work), "s")
+    os.mkdir(shm)
+    sup = Supervisor([("work", work), ("tmp", tmp), ("shm", shm)], reduced=True, source="", filename="x.py", job={})
+    assert _resolve(sup, "/dev/shm/x") == (shm, "x")
+    monkeypatch.chdir("/dev/shm")
+    assert _resolve(sup, "x") == (shm, "x")
+
+
+def test_the_runs_folders_in_dev_shm_keep_their_real_names(monkeypatch):
+    # The grading folder on the machine's tmpfs (/dev/shm, faster): the runner's own cwd is there.
+    import shutil
+    import tempfile
+
+    base = tempfile.mkdtemp(dir="/dev/shm")
+    try:
+        roots = [(role, os.path.join(base, role)) for role in ("work", "tmp", "shm")]
+        for _role, path in roots:
+            os.mkdir(path)
+        sup = Supervisor(roots, reduced=True, source="", filename="x.py", job={})
+        work, shm = roots[0][1], roots[2][1]
+        monkeypatch.chdir(work)
+        assert _resolve(sup, "f") == (work, "f")
+        assert _resolve(sup, "/dev/shm/x") == (shm, "x")
+        monkeypatch.chdir(shm)
+        assert _resolve(sup, "f") == (shm, "f")
+    finally:
+        shutil.rmtree(base)

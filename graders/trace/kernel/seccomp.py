@@ -83,7 +83,7 @@ class _ArgCmp(ctypes.Structure):
 ACT_ALLOW, ACT_NOTIFY = 0x7FFF0000, 0x7FC00000
 PROT_WRITE = 2
 F_SETOWN, F_SETOWN_EX, FIOSETOWN, SIOCSPGRP = 8, 15, 0x8901, 0x8902
-SOCK_DGRAM, SOCK_TYPE_MASK = 2, 0xF
+SOCK_DGRAM, SOCK_RAW, SOCK_TYPE_MASK = 2, 3, 0xF
 PRIO_PGRP, PRIO_USER, IOPRIO_WHO_PGRP, IOPRIO_WHO_USER = 1, 2, 2, 3
 OTHER_PROCESS = ("fcntl", "prlimit64", "sched_setscheduler", "sched_setparam", "sched_setaffinity",
                  "sched_setattr", "setpriority", "ioprio_set")
@@ -186,7 +186,7 @@ def build_filter(reduced: bool) -> bytes:
             if rc < 0:
                 raise OSError(-rc, f"seccomp_rule_add {nr}")
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_SHARED | MAP_ANONYMOUS, MAP_SHARED))
-    # What can take a mapping away (mmap.py's confirmation of a mapping made while other threads run
+    # What can take a mapping away (mappings.py's _confirm of a mapping made while other threads run
     # counts on seeing it before anything removes it): munmap, and a MAP_FIXED mapping over it.
     rule(ACT_NOTIFY, "mmap", (3, CMP_MASKED_EQ, MAP_FIXED, MAP_FIXED))
     rule(ACT_NOTIFY, "munmap")
@@ -217,8 +217,10 @@ def build_filter(reduced: bool) -> bytes:
     rule(ACT_ERRNO(errno.EACCES), "socket", (0, CMP_NE, AF_UNIX, 0))
     # A UNIX datagram names its address with each sendto or sendmsg, no connect needed: a socket of
     # the machine (journald's /dev/log) would be in reach. Stream sockets can only talk to each other.
+    # AF_UNIX makes a SOCK_RAW socket a datagram one (net/unix/af_unix.c, unix_create): refused alike.
     for name in ("socket", "socketpair"):
-        rule(ACT_ERRNO(errno.EACCES), name, (1, CMP_MASKED_EQ, SOCK_TYPE_MASK, SOCK_DGRAM))
+        for kind in (SOCK_DGRAM, SOCK_RAW):
+            rule(ACT_ERRNO(errno.EACCES), name, (1, CMP_MASKED_EQ, SOCK_TYPE_MASK, kind))
     for request in (FICLONE, FICLONERANGE, FIDEDUPERANGE):
         rule(ACT_ERRNO(errno.EOPNOTSUPP), "ioctl", (1, CMP_MASKED_EQ, U32, request))
     # Sharing a descriptor table, cwd or memory with another process (not a thread) would let it

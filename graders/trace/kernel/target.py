@@ -227,6 +227,9 @@ class TargetAccess:
         if private and current[:1] == ["tmp"] and not self._tmp_exempt(current[1:]):
             current = private + current[1:]  # a cwd or folder descriptor in the machine's /tmp
             mapped = True
+        shm = getattr(self, "shm_private", None)
+        if shm and current[:2] == ["dev", "shm"] and not self._shm_exempt(current[2:]):
+            current = shm + current[2:]  # likewise in the machine's /dev/shm
         links = 0
         while parts:
             comp = parts.pop(0)
@@ -237,7 +240,6 @@ class TargetAccess:
                 if last:
                     return "/" + "/".join(current[:-1]) if current else "/", current[-1] if current else "."
                 continue
-            shm = getattr(self, "shm_private", None)
             if shm and comp == "shm" and current == ["dev"] and not self._shm_exempt(parts):
                 current = list(shm)  # the run's own /dev/shm (reduced mode)
                 if last:

@@ -1,6 +1,6 @@
 # Red team: reach a UNIX datagram socket of the machine (journald's /dev/log is one anyone may write)
 # without connect, which the filter refuses: sendto and sendmsg name the address with each datagram,
-# from a socket of its own or from one end of a socketpair.
+# from a socket of its own or from one end of a socketpair (SOCK_RAW is a datagram socket there too).
 import socket
 
 #@@INCLUDE:_common.py@@
@@ -24,8 +24,8 @@ def _sendmsg():
         s.close()
 
 
-def _pair():
-    a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)
+def _pair(kind=socket.SOCK_DGRAM):
+    a, b = socket.socketpair(socket.AF_UNIX, kind)
     try:
         a.sendto(b"PWNED-pair @@MARKER@@", TARGET)
     finally:
@@ -37,6 +37,9 @@ def attack(when):
     _try("sendto", _sendto, socket.SOCK_DGRAM)
     _try("sendmsg", _sendmsg)
     _try("pair", _pair)
+    # AF_UNIX turns SOCK_RAW into SOCK_DGRAM (net/unix/af_unix.c unix_create): the same datagrams.
+    _try("sendto-raw", _sendto, socket.SOCK_RAW)
+    _try("pair-raw", _pair, socket.SOCK_RAW)
 
 
 #@@INCLUDE:_starter.py@@

@@ -680,8 +680,18 @@ export class ExerciseWidget {
     const cleared = this.hadRecord && stored.raw == null;
     // Another tab saved this exercise since this one last read it, and this tab has changes too:
     // both versions are kept (the other one aside) and both tabs say so.
-    const conflict = stored.record && stored.record.rev !== this.rev && !sameWork(stored.record, fields)
-      ? storage.putAside(this.id, stored.raw) : null;
+    const both = stored.record && stored.record.rev !== this.rev && !sameWork(stored.record, fields);
+    const conflict = both ? storage.putAside(this.id, stored.raw) : null;
+    if (both && !conflict) {
+      // The other version could not be kept aside (storage full or refused): saving would erase it.
+      if (!this.warnedConflict) {
+        this.warnedConflict = true;
+        this.alert("Outra aba guardou uma versão diferente deste exercício, e o navegador não deixou guardar as duas " +
+          "(armazenamento cheio ou bloqueado): a versão desta aba não foi guardada, para não apagar a outra. Ela " +
+          "continua aqui até você fechar a aba; para guardar uma cópia, use “Baixar .py”.");
+      }
+      return;
+    }
     const saved = storage.save(this.id, conflict ? { ...fields, conflict: { aside: conflict, at: new Date().toISOString() } } : fields);
     if (saved) {
       this.lastSaved = text;
@@ -756,8 +766,14 @@ export class ExerciseWidget {
     }
     this.saveNow();
     const aside = storage.putAside(this.id, storage.peek(this.id).raw);
+    if (!aside) {
+      // The version on screen could not be kept aside: swapping would erase it.
+      this.alert("O navegador não deixou guardar a versão desta aba à parte (armazenamento cheio ou bloqueado): " +
+        "a troca não foi feita, para não apagá-la.");
+      return;
+    }
     const work = Object.fromEntries(WORK_FIELDS.filter((f) => f in other).map((f) => [f, other[f]]));
-    const saved = storage.save(this.id, { ...work, conflict: aside ? { aside, at: new Date().toISOString() } : undefined });
+    const saved = storage.save(this.id, { ...work, conflict: { aside, at: new Date().toISOString() } });
     if (saved) this.adopt(saved);
   }
 
