@@ -34,14 +34,31 @@ def test_the_sandbox_goes_back_to_the_pool_before_the_trace_is_judged(monkeypatc
     def grade(exercise, submission, filename, run, close_diagnosis=True):
         trace = run("x = 1", filename, {"function": "run_agent"})
         seen["free while judging"] = pool.free()  # the judge comes after the run, in this thread
-        raise RuntimeError("judge stops here")  # a judge failure is that file's own verdict
+        raise RuntimeError("judge stops here")  # a judge failure: that file is not graded, the batch goes on
 
     monkeypatch.setattr(main, "grade", grade)
     settings = main.Settings(timeout=5.0, caps={"events": 10, "data": 10, "output": 10})
     result = main.grade_job("a.py", "nivel-2", from_python("x = 1", "a"), settings, pool, threading.Event())
     assert seen["free while judging"] == 1 and sandbox.runs == 1
     assert pool.free() == 1 and pool.get(0) is sandbox  # and it is still there afterwards
-    assert result["passed"] is False and all("Erro interno" in c["message"] for c in result["criteria"])
+    assert result["passed"] is False and result["criteria"] == [] and result["limit"] is True
+    assert "Erro interno" in result["error"] and "não é uma nota" in result["error"]
+
+
+def test_a_run_the_grader_broke_is_not_graded(monkeypatch):
+    """The sandbox or the tap failed (end "broken"): no criterion was judged, so the file gets no grade
+    (a "não avaliado" entry with the reason), never failed criteria that would count as a number."""
+
+    class BrokenSandbox(FakeSandbox):
+        def run(self, source, filename, job, timeout=10.0, caps=None):
+            self.runs += 1
+            return Trace([], end="broken", output="", final=None)
+
+    pool = Turns([BrokenSandbox()])
+    settings = main.Settings(timeout=5.0, caps={"events": 10, "data": 10, "output": 10})
+    result = main.grade_job("a.py", "nivel-2", from_python("x = 1", "a"), settings, pool, threading.Event())
+    assert result["criteria"] == [] and result["limit"] is True, result
+    assert "problema do corretor" in result["error"] and "não é uma nota" in result["error"]
 
 
 def test_no_run_starts_after_ctrl_c_for_a_thread_that_waited_for_a_sandbox(monkeypatch):

@@ -24,7 +24,7 @@ from .collect import collect_all
 from .copies import possible_copies
 from ..grading import grade
 from ..submission import SubmissionError, Submission, export_entries, from_python, read_text, stem, text_of
-from ..judge.verdict import failed_all
+from ..judge.ends import end_text
 from ..replay.states import TooManyStates
 from ..sandbox.reduced import fences_text
 from ..sandbox.sandbox import Sandbox, bwrap_problem, planned_fences, sweep_abandoned
@@ -194,6 +194,11 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
         # Read beside the verdict, never into it: the signs change no criterion and no grade.
         signs = inspection.detect(submission.code, traces)
         limit = next((m for m in (_limit_message(t, settings) for t in traces) if m), None)
+        broken = next((t for t in traces if t.end == "broken"), None)
+        if broken is not None and not limit:
+            # The grader's own failure (the sandbox, the tap): no criterion was judged, so no grade.
+            limit = (f"a correção deste arquivo falhou por um problema do corretor, não do código do aluno "
+                     f"({end_text(broken)}). Isto não é uma nota do aluno: corrija este arquivo de novo.")
         if limit:
             return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [],
                                      "error": limit, "limit": True, "inspection": signs})
@@ -217,14 +222,12 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
     except Exception as exc:  # noqa: BLE001 - one file's surprise never breaks the batch
         if stop.is_set():
             return None
-        return _failed(exercise, path, submission, f"Erro interno do corretor ao avaliar este arquivo ({type(exc).__name__}).")
-
-
-def _failed(exercise: str, path: str, submission, message: str) -> dict:
-    ids = exercises.criterion_ids(exercise) if submission.answers is not None else exercises.code_criteria(exercise)
-    verdict = failed_all(exercise, ids, message)
-    verdict.file = path
-    return report.normalise(verdict.to_dict())
+        # The grader's own bug: this file is not graded (never a number nobody earned), the batch goes on.
+        return report.normalise({"file": path, "exercise": exercise, "passed": False, "criteria": [],
+                                 "error": f"Erro interno do corretor ao avaliar este arquivo ({type(exc).__name__}). "
+                                          "Isto não é uma nota do aluno: corrija este arquivo de novo; se o erro "
+                                          "se repetir, avise quem mantém o corretor.",
+                                 "limit": True, "inspection": []})
 
 
 class Progress:

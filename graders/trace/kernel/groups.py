@@ -110,6 +110,14 @@ class Groups:
         self._set_group(target, pgid, t_sid)
         return 0
 
+    def _on_exit_group(self, nid, task, a):
+        """A process of the run is exiting: once the run has groups of its own, its children's are
+        written down while it still parents them (an orphan would otherwise fall back to the run's
+        group). The call itself runs as it is: it has no argument to read."""
+        if self.vgroups:
+            self._pin_groups()
+        return "continue"
+
     def _on_getpgid(self, nid, task, a):
         return self._asked(task, a[0])[0]
 

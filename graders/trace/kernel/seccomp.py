@@ -136,7 +136,10 @@ ERRNO_PLAIN = {
 # everything. The supervisor answers them from the groups the run believes it made (groups.py): a tool
 # started with subprocess's start_new_session or process_group=0, then signalled by its group, works
 # as it does under bubblewrap, and still belongs to the run's real group.
-GROUPS = ("setsid", "setpgid", "getpgid", "getsid", "getpgrp")
+GROUPS = ("setsid", "setpgid", "getpgid", "getsid", "getpgrp",
+          # Seen, never changed: a process about to exit still parents its children, whose groups are
+          # then written down before they come back to us as orphans (a double-forked daemon's).
+          "exit_group")
 # Reduced mode only: metadata changes, fenced to the roots like writes.
 METADATA = ("chmod", "fchmodat", "fchmodat2", "chown", "lchown", "fchownat", "utime", "utimes",
             "utimensat", "futimesat", "fchmod", "fchown", "setxattr", "lsetxattr", "fsetxattr",

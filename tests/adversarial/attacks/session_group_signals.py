@@ -1,8 +1,9 @@
 # Honest: the reference solution, plus a tool step that manages helper processes by their groups, as a
 # student's tool that starts and stops helpers would: signalled with os.killpg(p.pid) after
 # start_new_session, with os.killpg(os.getpgid(q.pid)) after process_group=0, a child that joins
-# another child's group, kill(0) inside a group of its own, and the errors Linux gives (a group leader
-# calling setsid, a group that does not exist, a process that is not a child). Each check that sees
+# another child's group, kill(0) inside a group of its own, a double-forked daemon stopped by its
+# group, and the errors Linux gives (a group leader calling setsid, a group that does not exist, a
+# process that is not a child). Each check that sees
 # something Linux would not do raises, so "roda até o fim" fails on any difference between the modes.
 #@@INCLUDE:_solution.py@@
 import signal as _sig_groups
@@ -68,6 +69,27 @@ def _groups_check():
             os._exit(code)
     _pid, status = os.waitpid(child, 0)
     _expect("child's kill(0)", os.waitstatus_to_exitcode(status), 0)
+    # A daemon started by a double fork (the middle process calls setsid and exits at once), later
+    # stopped by its group: the group is the middle process's session, whose leader is gone.
+    r_fd, w_fd = os.pipe()
+    middle = os.fork()
+    if middle == 0:
+        try:
+            os.setsid()
+            daemon = os.fork()
+            if daemon == 0:
+                os.close(r_fd)
+                os.execv(_sys_groups.executable, [_sys_groups.executable, "-c", _SLEEPER])
+            os.write(w_fd, str(daemon).encode())
+        finally:
+            os._exit(0)
+    os.close(w_fd)
+    daemon = int(os.read(r_fd, 64).decode())
+    os.close(r_fd)
+    os.waitpid(middle, 0)
+    _time_groups.sleep(0.2)
+    _expect("daemon's group is the gone middle process's", os.getpgid(daemon), middle)
+    os.killpg(os.getpgid(daemon), _sig_groups.SIGTERM)
     # setpgid on a process that is not our child, or into a group of nobody.
     _error("setpgid of a stranger", lambda: os.setpgid(1, 0), "ProcessLookupError")
     t = _sp_groups.Popen([_sys_groups.executable, "-c", _SLEEPER])
