@@ -65,10 +65,11 @@ class Mappings:
                     if node not in self.mapped and key not in self.maywrite:
                         self.maywrite[key] = (node, dup)
                         keep = True
-                    if threads > 1:
-                        self.risky[task.tid] = ("map", task.tgid, (key,), self.nr_mmap)
-                        if self._unsettled(task, "mprotect"):
-                            self._promote(key)
+                    # Until this thread calls again, the kernel may not have installed the mapping: a
+                    # rename handled meanwhile (another process's) must not forget the file.
+                    self.risky[task.tid] = ("map", task.tgid, (key,), self.nr_mmap)
+                    if threads > 1 and self._unsettled(task, "mprotect"):
+                        self._promote(key)
                     return "continue"
                 # The kernel installs the mapping after we answer: until this thread calls again, a scan
                 # of the run's mappings may miss it (release_unmapped keeps the file).
@@ -388,9 +389,9 @@ class Mappings:
                 self.maywrite[key] = (node, dup)
             else:
                 os.close(dup)
-        flying |= {k for _kind, _tgid, keys, _nr in self.risky.values() for k in keys}
+        mapping = {k for _kind, _tgid, keys, _nr in self.risky.values() for k in keys}  # files, not nodes
         for key, (node, dup) in list(self.maywrite.items()):
-            if key not in held and key not in flying:
+            if key not in held and key not in mapping:
                 del self.maywrite[key]  # no read-only mapping of it left to upgrade
                 os.close(dup)
 
