@@ -361,6 +361,9 @@ def test_a_team_folder_goes_to_every_member_and_an_unknown_group_to_nobody():
              "kind": "py", "results": {"nivel-2": code}},
             # Moodle up to 4.0: one folder per member, group name first, N the member's own.
             {"file": "/t/c.py", "shown": "Grupo 4-Sol Mar_13_assignsubmission_file_/nivel-2.py", "student": "x",
+             "kind": "py", "results": {"nivel-2": code}},
+            # A group missing from the worksheet's group column, whose id is also Ana's participant number.
+            {"file": "/t/d.py", "shown": "Grupo 7_11_assignsubmission_file_/nivel-2.py", "student": "x",
              "kind": "py", "results": {"nivel-2": code}}]
     built = _build(rows, people)
     by = {s["student"]: s for s in built["students"]}
@@ -368,6 +371,9 @@ def test_a_team_folder_goes_to_every_member_and_an_unknown_group_to_nobody():
     assert by["Sol Mar"]["files"][0]["file"] == "/t/c.py"
     stray = next(s for s in built["students"] if s["files"] and s["files"][0]["file"] == "/t/b.py")
     assert stray["roster"].startswith("sem correspondência na turma")
+    assert [f["file"] for f in by["Ana Lima"]["files"]] == ["/t/a.py"]  # never the unknown group's
+    group = next(s for s in built["students"] if s["files"] and s["files"][0]["file"] == "/t/d.py")
+    assert group["roster"].startswith("sem correspondência na turma") and "Participante 11" in group["roster"]
 
 
 def test_flat_and_blind_files_of_different_numbers_are_never_merged():
@@ -473,3 +479,21 @@ def test_an_interrupted_file_has_no_grade_in_any_format():
         assert "SEM NOTA até você olhar — " in out[fmt] and "interrompida" in out[fmt], fmt
     single = formats.render("vpl", _build(rows[1:]))
     assert single.splitlines()[-1] == "Grade :=>>0.00" and "interrompida" in single
+
+
+def test_a_moodle_looking_file_name_in_a_students_folder_does_not_change_whose_it_is():
+    """Moodle names the folder, or a flat download's files at one level: a file named like Moodle's flat
+    download inside one student's folder was named by whoever handed it in, so the folder decides (and
+    the note says so); a flat download inside an ordinary folder of many students still goes by N."""
+    code = _verdict("nivel-2", {"escrita-atomica"}, ["escrita-atomica"])
+    posed = [{"file": "/t/a.py", "shown": "alice/Bob_7_assignsubmission_file_solucao.py", "student": "x",
+              "kind": "py", "results": {"nivel-2": code}},
+             {"file": "/t/b.py", "shown": "bob/solucao.py", "student": "x", "kind": "py", "results": {"nivel-2": code}}]
+    built = _build(posed)
+    by = {s["student"]: s for s in built["students"]}
+    assert sorted(by) == ["alice", "bob"], sorted(by)
+    assert "imita um download do Moodle" in (by["alice"]["identity_note"] or "")
+    flat = [{"file": f"/t/{n}.py", "shown": f"turma-a/{name}_{n}_assignsubmission_file_solucao.py", "student": "x",
+             "kind": "py", "results": {"nivel-2": code}} for n, name in ((7, "Bob"), (8, "Ana"))]
+    built = _build(flat)
+    assert sorted(s["student"] for s in built["students"]) == ["Ana", "Bob"]

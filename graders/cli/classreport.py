@@ -149,6 +149,18 @@ def _exercise(result: dict | None, exercise: str, source: dict | None, student: 
     return data
 
 
+def _lms_in(shown: str, folders: dict) -> tuple:
+    """(the Moodle submission a path comes from, a note): a file whose own name looks like Moodle's flat
+    download but that sits in one student's folder was named by whoever handed it in, not by Moodle:
+    the folder decides, and the note says so."""
+    lms = who.lms_of(shown)
+    top = shown.replace("\\", "/").split("/")[0]
+    if lms is not None and lms.flat and "/" in shown.replace("\\", "/") and top in folders:
+        return None, (f"o nome do arquivo imita um download do Moodle ({lms.label}), mas ele está na pasta "
+                      f"{top}/, de um aluno: vale a pasta")
+    return lms, None
+
+
 def _writing_ids(exercise: str) -> list[str]:
     try:
         return [w["id"] for w in exercises.writings(exercise)]
@@ -223,7 +235,7 @@ def build(rows: list[dict], assignment: list[str], mode: str, meta: dict, copies
         return group
 
     for row in rows:
-        lms = who.lms_of(row["shown"])
+        lms, posed = _lms_in(row["shown"], folders)
         if lms is not None:
             targets, conflict = _from_lms(lms, row, index, people)
             for ident in targets:
@@ -246,13 +258,16 @@ def build(rows: list[dict], assignment: list[str], mode: str, meta: dict, copies
                 duplicates.add(ident.key)
                 ident = who.Identity(key, ident.name, ident.source, ident.email, ident.id_number, ident.roster_note,
                                      ident.person)
-        place(ident)["files"].append(row)
+        group = place(ident)
+        group["files"].append(row)
+        if posed:
+            group.setdefault("notes", []).append(posed)
     # Files under a student's submission that the CLI did not grade go to that student's row.
     for item in ignored or []:
         if _harmless(item["reason"]):
             continue
         path = item["path"].replace("\\", "/")
-        lms = who.lms_of(path)
+        lms, _posed = _lms_in(path, folders)
         name = path.rsplit("/", 1)[-1]
         reason = item["reason"]
         if lms is not None:

@@ -190,7 +190,16 @@ def match_lms(lms: Lms, roster: RosterIndex | None) -> LmsMatch:
         if name in roster.by_group:
             return LmsMatch(tuple(roster.by_group[name]))
         if lms.number is not None and lms.number in roster.by_participant:
-            return LmsMatch((roster.by_participant[lms.number],))
+            index = roster.by_participant[lms.number]
+            person = roster.people[index]
+            # A team folder (4.1+) carries the group's id, not a participant's: a group missing from
+            # the worksheet's group column must not reach whichever participant has that number.
+            written = [name] + [name[i + 1:].strip() for i, ch in enumerate(name) if ch == "-"]
+            if lms.blind or _plain(clean_filename(person.name)) in written:
+                return LmsMatch((index,))
+            return LmsMatch(note=f"{NO_MATCH}: a pasta {lms.label} não é do Participante {lms.number} da planilha "
+                                 f"({person.name}); se é a pasta de um grupo, o grupo não está na coluna de grupo "
+                                 "da planilha: confira os grupos da tarefa no Moodle")
         if lms.number is None:
             return LmsMatch(note=f"{NO_MATCH}: pasta de grupo sem número ({lms.name}): os membros não são conhecidos; "
                                  "confira os grupos da tarefa no Moodle")
