@@ -3,7 +3,7 @@
 VPL_GRADEMIN to VPL_GRADEMAX (the variables VPL's vpl_environment.sh exports; --nota-max wins over
 VPL_GRADEMAX). VPL collects code only, so the grade counts the code criteria (the reference solution
 reaches the maximum). A student without a grade (`gradable: false`) gets the reason as a comment
-and the minimum. VPL grades one student at a time: with several students there is no grade line."""
+and no Grade line (VPL then records no grade). VPL grades one student at a time: with several students there is no grade line."""
 
 from __future__ import annotations
 
@@ -48,10 +48,12 @@ def render(report: dict) -> str:
     if len(students) == 1:
         row = students[0]
         if not row["gradable"] or row["score"]["exact"] is None:
-            value = low
+            # No Grade line: VPL's proposedgrade() is then "" and set_grade() stores no grade (null),
+            # never a number nobody earned; the comment above says why.
+            lines.append(_comment("Sem nota nesta avaliação (nenhuma linha Grade)."))
         else:
             value = low + (high - low) * Fraction(row["score"]["exact"]) / high
-        lines.append(f"Grade :=>>{rounded(f'{value.numerator}/{value.denominator}', 2)}")
+            lines.append(f"Grade :=>>{rounded(f'{value.numerator}/{value.denominator}', 2)}")
     else:
         lines.append(_comment(f"{len(students)} alunos neste relatório: o VPL dá nota a um por vez (sem nota aqui)."))
     return "\n".join(lines) + "\n"
