@@ -614,6 +614,10 @@ def test_blocked_storage_is_reported_and_nothing_breaks(browser, site_url):
     alert.wait_for(state="visible")
     assert "não deixou a página guardar" in alert.inner_text()
     assert verify(page, "quiz-sobrescrita") == "A verificação passou."
+    # What could not be stored is still in the export the alert points to.
+    exported = page.evaluate("async () => (await import(new URL('assets/javascripts/lesson/progress.js', "
+                             "document.baseURI.replace(/licao-2\\/.*$/, '')))).exportAnswers()")
+    assert exported["exercises"]["quiz-sobrescrita"]["answers"] == {"resposta": "meio-documento"}, exported
     assert recorder.console_errors == []
     context.close()
 

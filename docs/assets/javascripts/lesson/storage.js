@@ -75,20 +75,31 @@ export function readAside(asideKey) {
   }
 }
 
+// What a save could not store (storage blocked or full), per exercise: kept in this page's memory so
+// that "Exportar respostas" still carries it; dropped once a save stores it.
+const unsaved = new Map();
+
+function holdUnsaved(exerciseId, fields) {
+  unsaved.set(exerciseId, { ...(unsaved.get(exerciseId) ?? {}), ...fields });
+  return null;
+}
+
 /** Merge `fields` into the stored record. Every save numbers the record (`rev`), so a tab can tell
  * whether another tab saved since it last read it. The saved record, or null when it could not be. */
 export function save(exerciseId, fields) {
   const store = storage();
-  if (!store) return null;
+  if (!store) return holdUnsaved(exerciseId, fields);
   const previous = load(exerciseId).record ?? {};
   const rev = (Number.isInteger(previous.rev) ? previous.rev : 0) + 1;
-  const record = { ...previous, ...fields, version: RECORD_VERSION, rev, updatedAt: new Date().toISOString() };
+  const record = { ...previous, ...(unsaved.get(exerciseId) ?? {}), ...fields, version: RECORD_VERSION, rev,
+    updatedAt: new Date().toISOString() };
   for (const [name, value] of Object.entries(record)) if (value === undefined) delete record[name];
   try {
     store.setItem(key(exerciseId), JSON.stringify(record));
+    unsaved.delete(exerciseId);
     return record;
   } catch {
-    return null;
+    return holdUnsaved(exerciseId, fields);
   }
 }
 
@@ -102,9 +113,14 @@ export function onOtherTabSave(exerciseId, changed) {
   return () => globalThis.removeEventListener?.("storage", listener);
 }
 
-/** Every exercise's usable record, for the progress view and the export (read only). */
+/** Every exercise's usable record, for the progress view and the export (read only), with what this
+ * page could not store laid over it. */
 export function peekAll(exerciseIds) {
-  return Object.fromEntries(exerciseIds.map((id) => [id, peek(id).record]));
+  return Object.fromEntries(exerciseIds.map((id) => {
+    const record = peek(id).record;
+    const held = unsaved.get(id);
+    return [id, held ? { ...(record ?? {}), ...held, version: RECORD_VERSION } : record];
+  }));
 }
 
 // The student's name or id (optional, issue 18): one per browser, shared by every exercise's export.
