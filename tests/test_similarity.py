@@ -106,7 +106,7 @@ def test_distinct_honest_solutions_are_not_grouped():
     # The reference solution and the corpus' honest variants share what the statement makes everyone
     # write; only files that really are one edit apart may be grouped.
     # Corpus cases written as the reference solution plus one change are one edit apart by design.
-    derived = {"ok_link_to_dev_shm"}
+    derived = {"ok_link_to_dev_shm", "ok_saves_tokens_before_point_a"}
     codes = {name: code for name, code in corpus_class().items() if name.startswith("ok_") and name not in derived}
     codes["solucao"] = SOLUTION
     for group in find_similar(codes, starter=STARTER):
