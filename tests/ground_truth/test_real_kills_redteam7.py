@@ -5,7 +5,8 @@ states real SIGKILLs leave must be the replay's, and the verdict a resume would 
 states must be the grader's, for the two criteria a kill decides:
 
 - escrita-atomica fails when some real state holds a checkpoint that does not load (or none, after a
-  complete one);
+  complete one, unless the file is gone for good once a state with every tool's result was there: removed
+  or archived after the task ended);
 - ponto-a fails when, killed inside a tool, the file does not carry that call in pendingToolUse; killed
   inside the next model call, it does not hold the result with pendingToolUse null; when any real
   state's last message asks for a tool while the file carries neither that call nor its result; or when
@@ -92,9 +93,15 @@ def real_verdict(got) -> dict[str, bool]:
         if all(c is None for c in states + inside):
             continue  # never written: not judged
         complete = False
-        for content in states:  # in the order the run went through them
+        # Removed or archived after the task ended (the statement allows it): the file gone for good once a
+        # state holding every tool's result was there; a removal before the final model call fails ponto-a.
+        loaded = [_load(c) for c in states]
+        last = max((i for i, s in enumerate(loaded) if s is not None), default=-1)
+        done_then_gone = (last >= 0 and all(c is None for c in states[last + 1:])
+                          and all(_has_result(loaded[last], u["id"]) for u in uses))
+        for i, content in enumerate(states):  # in the order the run went through them
             if content is None:
-                atomic &= not complete
+                atomic &= not complete or (done_then_gone and i > last)
             elif _load(content) is None:
                 atomic = False
             else:
