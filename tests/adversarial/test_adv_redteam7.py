@@ -51,7 +51,8 @@ FAILS = {
 }
 
 GROUPS_ORPHAN = ("reduced mode counts a process whose parent left before any group call pinned it in the run's own "
-                 "group (groups.py _group_of): ")
+                 "group (groups.py _group_of; a limit PROFESSORES.md names for double-fork daemons, met here by any "
+                 "`sh -c '... &'` in a new session): ")
 WRONG: dict = {
     # (case, mode or None for every mode) -> why the verdict is wrong today.
     ("rt7_ok_bg_getpgid_killpg", CONTAINER): GROUPS_ORPHAN + "getpgid(server) answers the runner's group and the "
