@@ -1,0 +1,26 @@
+# Honest: a tool server started in the background by a shell in a session of its own
+# (start_new_session=True, `sh -c '... &'`: the shell exits at once, the server stays), and stopped
+# at the end with os.killpg(os.getpgid(server_pid), SIGTERM) -- the group the shell's session made.
+# Under bubblewrap getpgid says the shell's group and only the server gets the signal; the run ends.
+#@@INCLUDE:_solution.py@@
+import signal as _signal_rt7
+import subprocess as _sp_rt7
+import sys as _sys_rt7
+import time as _time_rt7
+
+_run_agent_rt7 = run_agent
+_SERVER = "import os, sys, time\nos.write(1, b'%d\\n' % os.getpid())\ntime.sleep(60)\n"
+
+
+def run_agent(task, tools, call_model, execute_tool):
+    shell = _sp_rt7.Popen(["sh", "-c", '"$0" -c "$1" "$2" &', _sys_rt7.executable, _SERVER, "@@MARKER@@"],
+                          stdout=_sp_rt7.PIPE, stdin=_sp_rt7.DEVNULL, start_new_session=True)
+    server_pid = int(shell.stdout.readline())
+    shell.wait()
+    _time_rt7.sleep(0.2)
+    try:
+        return _run_agent_rt7(task, tools, call_model, execute_tool)
+    finally:
+        os.killpg(os.getpgid(server_pid), _signal_rt7.SIGTERM)
+        shell.stdout.read()  # EOF once the server (the last writer of the pipe) is gone
+        shell.stdout.close()
