@@ -177,7 +177,7 @@ class Nivel2Judge:
             blocks = result.get("content") if isinstance(result, dict) and result.get("role") == "user" else None
             ok = isinstance(blocks, list) and any(
                 isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == block["id"]
-                and b.get("content") == self.tool_results[block["name"]]
+                and protocol.result_text(b.get("content")) == self.tool_results[block["name"]]
                 for b in blocks
             )
             if not ok:

@@ -30,6 +30,16 @@ def tool_results_in(messages) -> int:
     return count
 
 
+def result_text(content) -> str | None:
+    """A tool_result's content as text: the string itself, or the API's list of text blocks joined."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content and all(
+            isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str) for b in content):
+        return "".join(b["text"] for b in content)
+    return None
+
+
 def last_tool_use(messages) -> dict | None:
     """The tool_use block of the last message, when that message is the assistant's."""
     if not messages or not isinstance(messages[-1], dict) or messages[-1].get("role") != "assistant":

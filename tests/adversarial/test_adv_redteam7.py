@@ -50,26 +50,10 @@ FAILS = {
     "rt7_bad_stale_b1_during_tool2": {"ponto-a"},
 }
 
-GROUPS_ORPHAN = ("reduced mode counts a process whose parent left before any group call pinned it in the run's own "
-                 "group (groups.py _group_of; a limit PROFESSORES.md names for double-fork daemons, met here by any "
-                 "`sh -c '... &'` in a new session): ")
-WRONG: dict = {
-    # (case, mode or None for every mode) -> why the verdict is wrong today.
-    ("rt7_ok_bg_getpgid_killpg", CONTAINER): GROUPS_ORPHAN + "getpgid(server) answers the runner's group and the "
-                                             "supervisor SIGTERMs the whole run",
-    ("rt7_ok_bg_killpg_session", CONTAINER): GROUPS_ORPHAN + "killpg(shell.pid) finds no member: ProcessLookupError",
-    ("rt7_bad_group_storm_inplace", CONTAINER): "every setpgid and group kill re-pins every process (a scan of the "
-                                                "machine's /proc): thousands of them time the run out in reduced mode",
-    ("rt7_ok_tmpfile_mapped_linked", None): "linkat of /proc/self/fd/N (an O_TMPFILE) with AT_SYMLINK_FOLLOW is "
-                                            "refused as a link outside the work folders (names.py _link)",
-    ("rt7_ok_text_block_results", None): "executavel accepts a tool_result whose content is the string only, not the "
-                                         "API's list of text blocks (nivel2.py _conversation_problem)",
-}
-RACY: dict = {
-    ("rt7_bad_mprotect_rename_race", None): "release_unmapped forgets a read-only mapping whose mmap was answered but "
-                                            "not yet installed; the case wins that race in about half the runs and "
-                                            "then passes every criterion (a false pass)",
-}
+# (case, mode or None for every mode) -> why the verdict is wrong today; a misjudgment that depends on
+# a race the case wins only some of the time goes in RACY instead.
+WRONG: dict = {}
+RACY: dict = {}
 
 
 def expected(name: str) -> dict[str, bool]:

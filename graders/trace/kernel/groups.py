@@ -42,9 +42,9 @@ class Groups:
             return None
         return st
 
-    def _group_of(self, pid: int, st=None, depth: int = 0) -> tuple[int, int]:
-        """(pgid, sid) the run believes `pid` has."""
-        st = st or self._proc_stat(pid)
+    def _group_of(self, pid: int, st=None, depth: int = 0, stats: dict | None = None) -> tuple[int, int]:
+        """(pgid, sid) the run believes `pid` has (`stats`: the run's processes read at once, if known)."""
+        st = st or (stats.get(pid) if stats is not None else self._proc_stat(pid))
         if st is None:
             return self.child_pgid, self.child_pgid
         entry = self.vgroups.get(pid)
@@ -53,25 +53,34 @@ class Groups:
         parent = st[0]
         # A process whose parent left (an orphan came back to us) keeps what it was pinned to; with
         # no pin it is counted in the run's own group.
-        pst = self._run_member(parent) if depth < 64 and pid != self.child_pgid else None
+        if depth >= 64 or pid == self.child_pgid:
+            pst = None
+        elif stats is not None:
+            pst = stats.get(parent)
+        else:
+            pst = self._run_member(parent)
         if pst is None:
             return self.child_pgid, self.child_pgid
-        return self._group_of(parent, pst, depth + 1)
+        return self._group_of(parent, pst, depth + 1, stats)
+
+    def _run_stats(self) -> dict[int, tuple[int, int, int]]:
+        """Every process of the run (its real group is the run's) -> (ppid, real pgid, start time), in
+        one pass over /proc: the scan a group call may need costs one read per process."""
+        stats = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) != self.self_pid:
+                st = self._proc_stat(int(entry))
+                if st is not None and st[1] == self.child_pgid:
+                    stats[int(entry)] = st
+        return stats
 
     def _pin_groups(self) -> dict[int, tuple[int, int]]:
         """Every process of the run with its (pgid, sid), each written down so that it keeps them when
         its parent changes group or exits later (a child never follows its parent into a new group)."""
-        pids = self._run_pids() or set()
-        groups = {}
-        for pid in pids:
-            st = self._proc_stat(pid)
-            if st is None or st[1] != self.child_pgid:
-                continue
-            groups[pid] = self._group_of(pid, st)
+        stats = self._run_stats()
+        groups = {pid: self._group_of(pid, st, stats=stats) for pid, st in stats.items()}
         for pid, (pgid, sid) in groups.items():
-            st = self._proc_stat(pid)
-            if st is not None:
-                self.vgroups[pid] = (st[2], pgid, sid)
+            self.vgroups[pid] = (stats[pid][2], pgid, sid)
         for pid in [p for p in self.vgroups if p not in groups]:
             del self.vgroups[pid]  # gone: its number may come back as another process
         return groups
@@ -80,10 +89,9 @@ class Groups:
 
     def _on_setsid(self, nid, task, a):
         pid = task.tgid
-        groups = self._pin_groups()
-        pgid, _sid = groups.get(pid) or self._group_of(pid)
-        if pgid == pid:
+        if self._group_of(pid)[0] == pid:
             raise Refused(errno.EPERM)  # a group leader cannot start a session (setsid(2))
+        groups = self._pin_groups()
         # A pid that still leads a group (a gone leader's members) cannot be reused as one.
         if any(g == pid for g, _s in groups.values()):
             raise Refused(errno.EPERM)
@@ -100,11 +108,15 @@ class Groups:
         st = self._run_member(target)
         if st is None or (target != caller and st[0] != caller):
             raise Refused(errno.ESRCH)  # only the caller or one of its children (setpgid(2))
-        groups = self._pin_groups()
-        t_pgid, t_sid = groups.get(target) or self._group_of(target)
-        c_sid = (groups.get(caller) or self._group_of(caller))[1]
+        # Answered without a scan of the machine's processes where nothing changes (a loop of these
+        # would otherwise cost one scan each).
+        t_pgid, t_sid = self._group_of(target, st)
+        c_sid = self._group_of(caller)[1]
         if t_sid == target or t_sid != c_sid:
             raise Refused(errno.EPERM)  # a session leader, or a child in another session
+        if t_pgid == pgid:
+            return 0  # already there
+        groups = self._pin_groups()
         if pgid != target and not any(g == pgid and s == t_sid for g, s in groups.values()):
             raise Refused(errno.EPERM)  # no such group in the target's session
         self._set_group(target, pgid, t_sid)
@@ -149,8 +161,11 @@ class Groups:
         if not 0 <= sig <= MAX_SIGNAL:
             raise Refused(errno.EINVAL)
         caller = task.tgid
+        own = self._group_of(caller)[0]
+        target = own if pid == 0 else -pid
+        if sig == 0 and target == own:
+            return 0  # a probe of the caller's own group, which holds the caller: no scan needed
         groups = self._pin_groups()
-        target = (groups.get(caller) or self._group_of(caller))[0] if pid == 0 else -pid
         members = sorted((p for p, (g, _s) in groups.items() if g == target), key=lambda p: p == caller)
         if not members:
             raise Refused(errno.ESRCH)

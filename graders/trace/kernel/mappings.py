@@ -182,7 +182,9 @@ class Mappings:
                 if other != task.tid and tgid == task.tgid and kind != "mprotect" and not self._settled(other):
                     for key in keys:
                         self._promote(key)
-            self.risky[task.tid] = ("mprotect", task.tgid, (), nr)
+        # Until this thread calls again the kernel may not have run the call: a rename handled meanwhile
+        # (another process's) must not take the file we just promoted for read-only (release_unmapped).
+        self.risky[task.tid] = ("mprotect", task.tgid, (), nr)
         return "continue"
 
     def _on_mremap(self, nid, task, a):

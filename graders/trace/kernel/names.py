@@ -200,6 +200,8 @@ class Names:
                         os.link(f"/proc/self/fd/{source_dup}", n2, dst_dir_fd=b[0], follow_symlinks=True)
                     else:
                         sp, sn = src
+                        if sp == "/proc" or sp.startswith("/proc/"):
+                            raise Refused(errno.EXDEV)  # link(2) of a /proc entry itself, as the kernel answers
                         a = self.open_parent(sp)
                         if a is None:
                             return self.outside(task, "link", f"criar o link {full2!r}")

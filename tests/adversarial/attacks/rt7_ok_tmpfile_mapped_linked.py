@@ -1,5 +1,5 @@
 # Honest: each checkpoint is an O_TMPFILE (no name, linkable) filled through a shared mapping,
-# msync'ed and unmapped, fsync'ed, given a name with linkat through /proc/self/fd, and put in place
+# msync'ed and unmapped, fsync'ed, given a name with linkat(AT_SYMLINK_FOLLOW) through /proc/self/fd, and put in place
 # with os.replace. Nothing is mapped once it has a name: a kill finds the old or the new checkpoint.
 #@@INCLUDE:_solution.py@@
 #@@INCLUDE:_rt6.py@@
@@ -19,7 +19,13 @@ def save_checkpoint(state):
             os.unlink("checkpoint.json.novo")
         except FileNotFoundError:
             pass
-        os.link(f"/proc/self/fd/{fd}", "checkpoint.json.novo", follow_symlinks=True)
+        # dst_dir_fd makes Python call linkat(AT_SYMLINK_FOLLOW); without it, os.link calls link(2),
+        # which links the /proc entry itself and fails with EXDEV.
+        here = os.open(".", os.O_RDONLY)
+        try:
+            os.link(f"/proc/self/fd/{fd}", "checkpoint.json.novo", dst_dir_fd=here, follow_symlinks=True)
+        finally:
+            os.close(here)
     finally:
         os.close(fd)
     os.replace("checkpoint.json.novo", "checkpoint.json")
