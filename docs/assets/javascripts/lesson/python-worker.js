@@ -1,7 +1,7 @@
 // The one Web Worker that runs Python (Pyodide) for every exercise widget.
 // Protocol: {id, type: "init", interruptBuffer?, snapshot?} -> {id, ok, result: {snapshot?, fresh | restored}}
 //           {id, type: "call", request}                    -> {id, ok, result | error}
-//           {id, type: "store", snapshot: {key, blob}}     -> {id, ok, result: stored?}
+//           {id, type: "store", snapshot: {key, blob}}     -> {id, ok, result: {stored, problem?}}
 // `request`/`result` are JSON strings handled by graders/web.py; nothing else is shared.
 // A worker named "restore" waits for the snapshot `init` brings ({blob, key, bundle, module}, made by an
 // earlier worker of this page); any other boots at once, from the snapshot IndexedDB keeps
@@ -97,7 +97,11 @@ async function bootOwn(useStore) {
     const bytes = checked(stored, bundle);
     bytes.catch(() => {}); // Pyodide's own await reports it (restore then answers null)
     const pyodide = await restore(bytes);
-    if (pyodide) return { pyodide, bundle: await bundle, snapshot: { blob: stored.blob, key: stored.key }, stored: true };
+    if (pyodide) {
+      // Kept as bytes (see snapshot-store.js): the page gets them as a Blob, like any other snapshot.
+      const blob = stored.blob ?? new Blob([stored.bytes]);
+      return { pyodide, bundle: await bundle, snapshot: { blob, key: stored.key }, stored: true };
+    }
   }
   return bootFresh(bundle);
 }
@@ -106,7 +110,7 @@ async function bootOwn(useStore) {
 async function checked(stored, bundle) {
   const { digest } = await bundle;
   if (!digest || stored.key !== snapshotKey(version, digest)) throw new Error("snapshot de outra versão");
-  const bytes = new Uint8Array(await stored.blob.arrayBuffer());
+  const bytes = stored.bytes ?? new Uint8Array(await stored.blob.arrayBuffer());
   mark("snapshotRead");
   if ((await sha256Hex(bytes)) !== stored.digest) throw new Error("snapshot corrompido");
   mark("snapshotChecked");
@@ -181,11 +185,16 @@ function loadTimes() {
 
 /** Keep the page's snapshot for the next visit (IndexedDB), hashed here: on the page, reading 31 MB
  * back to hash them was a 0.2-0.7 s task on a slowed phone's main thread. The bytes this worker
- * made are hashed as they are; a restored worker reads the page's blob. */
+ * made are hashed as they are; a restored worker reads the page's blob. `stored`: "blob", "bytes",
+ * or false; `problem`: why the browser refused it (the page warns, and the next visit boots afresh). */
 async function store({ key, blob }) {
   const bytes = madeBytes ?? new Uint8Array(await blob.arrayBuffer());
   madeBytes = null;
-  return writeSnapshot({ key, blob, digest: await sha256Hex(bytes) });
+  try {
+    return { stored: await writeSnapshot({ key, blob, bytes, digest: await sha256Hex(bytes) }) };
+  } catch (error) {
+    return { stored: false, problem: `${error?.name ?? "Error"}: ${error?.message ?? error}` };
+  }
 }
 
 self.addEventListener("message", async ({ data }) => {

@@ -30,6 +30,7 @@ export class PythonRuntime {
     // Blob, handed to each new worker without copying the page's own; see python-worker.js).
     this.snapshot = null;
     this.storing = null; // the snapshot being stored for revisits (once)
+    this.stored = null; // how the worker kept it, once it answered (see storeWhenQuiet)
     this.ready = null;
     this.stalled = false; // the start in progress took too long (see start)
     this.stallTimer = null;
@@ -139,9 +140,13 @@ export class PythonRuntime {
     setTimeout(() => idle(() => {
       // Replaced meanwhile by a newer snapshot: that one is stored instead.
       // The worker hashes and writes it (off the main thread); a worker replaced meanwhile drops the
-      // request, and the next visit makes and stores a snapshot again.
+      // request, and the next visit makes and stores a snapshot again. A browser that refuses it
+      // (storage full) costs the next visit a fresh boot, nothing more: a warning, not an error.
       if (this.snapshot === snapshot && this.process) {
-        this.process.post({ type: "store", snapshot: { key: snapshot.key, blob: snapshot.blob } }).catch(() => {});
+        this.process.post({ type: "store", snapshot: { key: snapshot.key, blob: snapshot.blob } }).then(({ stored, problem }) => {
+          this.stored = stored; // "blob" | "bytes" | false (tests read it)
+          if (problem) console.warn(`Python snapshot not kept for the next visit: ${problem}`);
+        }, () => {});
       }
     }), STORE_QUIET_MS);
   }
