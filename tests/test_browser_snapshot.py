@@ -37,11 +37,14 @@ IDBObjectStore.prototype.put = function (value, key) {
   return refusedPut.call(this, value, key);
 };
 """
-# Counts what the page posts to Python workers, and holds a restoring worker's "init" for
-# `window.__holdRestore` ms: a restore that takes long enough to press buttons during it.
+# Counts what the page posts to Python workers, holds a restoring worker's "init" for
+# `window.__holdRestore` ms (a restore that takes long enough to press buttons during it), and never
+# delivers the next `window.__dropStores` "store" messages (a store still under way when Parar
+# replaces its worker).
 WATCH_WORKERS = """
 window.__calls = 0;
 window.__restores = 0;
+window.__stores = 0;
 const NativeWorker = window.Worker;
 window.Worker = class extends NativeWorker {
   constructor(url, options) {
@@ -51,6 +54,13 @@ window.Worker = class extends NativeWorker {
   }
   postMessage(message, ...rest) {
     if (message?.type === "call") window.__calls += 1;
+    if (message?.type === "store") {
+      window.__stores += 1;
+      if (window.__dropStores > 0) {
+        window.__dropStores -= 1;
+        return;
+      }
+    }
     if (this.restoring && message?.type === "init" && window.__holdRestore) {
       setTimeout(() => super.postMessage(message, ...rest), window.__holdRestore);
       return;
@@ -277,6 +287,27 @@ def test_a_snapshot_of_another_pyodide_build_boots_plain_and_is_replaced(context
     page.close()
     page = revisit(context, host.url)
     assert state(page)["booted"]["stored"]
+
+
+def test_a_store_cut_off_by_parar_is_asked_of_the_restored_worker(context, host):
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.add_init_script("window.__dropStores = 1")
+    page.goto(host.url + "licao-2/")
+    grade_solution(page)
+    wait_until(page, "() => window.__stores === 1", timeout_s=60)  # sent, never answered
+    assert page.evaluate(STORED) is None
+    set_code(page, "nivel-2", INFINITE)
+    assert verify_then_stop(page, "nivel-2") == STOPPED  # not isolated: a new worker, restored
+    wait_ready(page)
+    assert page.evaluate("window.__restores") == 1
+    stored = wait_until(page, f"() => ({STORED})().then(r => r && r.intact && r)", timeout_s=60)
+    assert stored["key"] == build_key(host) and stored["form"] == "blob"
+    assert page.evaluate("window.__stores") == 2 and page.evaluate(f"{RUNTIME}.then(r => r.stored)") == "blob"
+    page.close()
+    page = revisit(context, host.url)
+    assert state(page)["booted"] == {"fresh": False, "restored": True, "stored": True}
+    assert recorder.console_errors == []
 
 
 def test_a_browser_that_refuses_blobs_keeps_the_snapshot_as_bytes_and_restores_it(context, host):
