@@ -18,8 +18,7 @@ const STALLED = "ele está demorando demais para carregar; numa conexão lenta, 
 // A new snapshot is stored for the next visit once the page is quiet: never in the way of a verdict.
 const STORE_QUIET_MS = 2000;
 const STORE_IDLE_TIMEOUT_MS = 10_000;
-// A store cut off by a replaced worker is asked of the next one, this many times in all.
-const STORE_ATTEMPTS = 3;
+const WRITER_URL = new URL("./snapshot-writer.js", import.meta.url);
 
 export class PythonRuntime {
   constructor({ timeLimitMs = DEFAULT_TIME_LIMIT_MS } = {}) {
@@ -136,23 +135,19 @@ export class PythonRuntime {
   }
 
   /** Keep the snapshot for the next visit once the page is quiet (a first visit must not slow down). */
-  storeWhenQuiet(snapshot, attempt = 1) {
-    if (!snapshot.key || (attempt === 1 && this.storing === snapshot)) return;
+  storeWhenQuiet(snapshot) {
+    if (!snapshot.key || this.storing === snapshot) return;
     this.storing = snapshot;
     setTimeout(() => idle(() => {
       // Replaced meanwhile by a newer snapshot: that one is stored instead.
-      if (this.snapshot !== snapshot || !this.process) return;
-      // The worker hashes and writes it (off the main thread), in about a second. Parar may replace
-      // that worker meanwhile (measured in WebKit, which has no requestIdleCallback: the store went
-      // out 2 s after Python was ready and was cut off by the student's Parar): the next worker,
-      // restored from this snapshot, stores it instead. A browser that refuses it (storage full)
-      // costs the next visit a fresh boot, nothing more: a warning, not an error.
-      this.process.post({ type: "store", snapshot: { key: snapshot.key, blob: snapshot.blob } }).then(({ stored, problem }) => {
+      if (this.snapshot !== snapshot) return;
+      // A worker of its own hashes and writes it (off the main thread, and out of Parar's way). A
+      // browser that refuses it (storage full) costs the next visit a fresh boot, nothing more: a
+      // warning, not an error.
+      storeSnapshot(snapshot).then(({ stored, problem }) => {
         this.stored = stored; // "blob" | "bytes" | false (tests read it)
         if (problem) console.warn(`Python snapshot not kept for the next visit: ${problem}`);
-      }, () => {
-        if (attempt < STORE_ATTEMPTS) this.storeWhenQuiet(snapshot, attempt + 1);
-      });
+      }, () => {});
     }), STORE_QUIET_MS);
   }
 
@@ -264,6 +259,23 @@ export class PythonRuntime {
     this.ready = null;
     this.start(true).catch(() => {});
   }
+}
+
+/** Hand the snapshot to a worker of its own (snapshot-writer.js), which ends once it answers. */
+function storeSnapshot({ key, blob }) {
+  return new Promise((resolve, reject) => {
+    const writer = new Worker(WRITER_URL, { type: "module" });
+    writer.onmessage = ({ data }) => {
+      writer.terminate();
+      resolve(data);
+    };
+    writer.onerror = (event) => {
+      event.preventDefault();
+      writer.terminate();
+      reject(new Error(event.message || "snapshot writer failed"));
+    };
+    writer.postMessage({ key, blob });
+  });
 }
 
 function idle(callback) {
