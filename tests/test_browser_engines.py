@@ -2,7 +2,8 @@
 (Debian's firefox-esr, over WebDriver BiDi) and WebKitGTK, the engine of Safari (MiniBrowser through
 WebKitWebDriver). One browser session per engine: mount, Verificar on each exercise, the timeline,
 Executar and Parar on an infinite loop, Exportar respostas, a reload under the service worker
-(cross-origin isolated), an offline reload, and no error in the page at any point.
+(cross-origin isolated) whose Python is restored from the memory snapshot the first visit kept, an
+offline reload (restored too), and no error in the page at any point.
 
 A missing engine fails the run with the reason (`make test` installs them), never a skip."""
 
@@ -163,6 +164,19 @@ OFFLINE_READY = page_function("", """
     await sleep(200);
   }
 """)
+# How the page's Python came to be (runtime.js `booted`) and how its snapshot was kept for the next
+# visit (`stored`: "blob", "bytes" where the engine refuses Blobs in IndexedDB, false if refused);
+# `wait`: until the worker has answered the store, which the page asks for once it is quiet.
+SNAPSHOT = page_function("wait", """
+  const base = document.baseURI.replace(/licao-2\\/.*$/, '');
+  const runtime = (await import(new URL('assets/javascripts/lesson/runtime.js', base))).sharedRuntime();
+  await until(() => runtime.booted, 'o Python iniciar');
+  const seen = () => JSON.stringify({ state: runtime.state, booted: Object.keys(runtime.booted ?? {}),
+    storing: Boolean(runtime.storing), current: runtime.storing === runtime.snapshot });
+  if (wait) await until(() => runtime.stored !== null, () => 'o snapshot ser guardado: ' + seen(), 120000);
+  const { fresh = false, restored = false, stored = false } = runtime.booted;
+  return { kept: runtime.stored, booted: { fresh, restored, stored } };
+""")
 ISOLATION = page_function("", """
   return { isolated: globalThis.crossOriginIsolated === true, controlled: Boolean(navigator.serviceWorker?.controller),
            sharedMemory: typeof SharedArrayBuffer === 'function' };
@@ -255,6 +269,12 @@ def test_core_student_path(engine, hooked_host, tmp_path):
         assert json.loads(saved.read_text(encoding="utf-8")) == doc
     clean("primeira visita")
 
+    # The memory snapshot the first visit's Python made is kept for the next visit.
+    first_python = engine.call(SNAPSHOT, True)
+    figures["snapshot_kept_as"] = first_python["kept"]
+    assert first_python["kept"] in ("blob", "bytes"), first_python
+    clean("snapshot guardado")
+
     # Second visit: the service worker isolates the page; Parar still stops the loop.
     assert engine.call(OFFLINE_READY) is True
     engine.reload()
@@ -263,6 +283,8 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     assert isolation["isolated"] and isolation["controlled"], isolation
     assert engine.call(MOUNT) == 3
     assert engine.call(VERIFY, "quiz-sobrescrita")["summary"] == "A verificação passou."
+    # Its Python was restored from the snapshot the first visit kept, not booted afresh.
+    assert engine.call(SNAPSHOT, False)["booted"] == {"fresh": False, "restored": True, "stored": True}
     engine.call(SET_CODE, "nivel-2", INFINITE)
     stopped = engine.call(RUN_AND_STOP, "nivel-2")
     assert "Execução interrompida" in stopped["text"], stopped
@@ -278,6 +300,7 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     assert engine.call(MOUNT) == 3
     assert engine.call(VERIFY, "quiz-sobrescrita")["summary"] == "A verificação passou."
     assert engine.call(VERIFY, "nivel-2")["summary"] == ALL_PASS  # the code typed before, kept
+    assert engine.call(SNAPSHOT, False)["booted"] == {"fresh": False, "restored": True, "stored": True}
     clean("recarga sem rede")
     print(f"\n{json.dumps(figures, ensure_ascii=False)}")
 

@@ -23,10 +23,20 @@ INFINITE = "def run_agent(task, tools, call_model, execute_tool):\n    while Tru
 BASE = "document.baseURI.replace(/licao-2\\/.*$/, '')"
 RUNTIME = f"import(new URL('assets/javascripts/lesson/runtime.js', {BASE})).then(m => m.sharedRuntime())"
 STORE = f"import(new URL('assets/javascripts/lesson/snapshot-store.js', {BASE}))"
-# The stored record as the page sees it: key, digest, and whether the digest matches its bytes.
+# The stored record as the page sees it: key, digest, whether the digest matches its bytes, and its
+# form ("blob", or "bytes" where the browser refuses a Blob: see REFUSE_BLOBS).
 STORED = (f"async () => {{ const m = await {STORE}; const r = await m.readSnapshot(); if (!r) return null;"
-          " const actual = await m.sha256Hex(new Uint8Array(await r.blob.arrayBuffer()));"
-          " return {key: r.key, digest: r.digest, intact: actual === r.digest}; }")
+          " const bytes = r.bytes ?? new Uint8Array(await r.blob.arrayBuffer());"
+          " const actual = await m.sha256Hex(bytes);"
+          " return {key: r.key, digest: r.digest, intact: actual === r.digest, form: r.bytes ? 'bytes' : 'blob'}; }")
+# What WebKit does in an ephemeral session (private browsing, WebDriver): any Blob put into
+# IndexedDB fails. Put first in the served snapshot-store.js, so the worker and the page both get it.
+REFUSE_BLOBS = """const refusedPut = IDBObjectStore.prototype.put;
+IDBObjectStore.prototype.put = function (value, key) {
+  if (value?.blob instanceof Blob) throw new DOMException("Error preparing Blob/File data to be stored in object store", "UnknownError");
+  return refusedPut.call(this, value, key);
+};
+"""
 # Counts what the page posts to Python workers, and holds a restoring worker's "init" for
 # `window.__holdRestore` ms: a restore that takes long enough to press buttons during it.
 WATCH_WORKERS = """
@@ -46,6 +56,23 @@ window.Worker = class extends NativeWorker {
       return;
     }
     super.postMessage(message, ...rest);
+  }
+};
+"""
+
+# Counts the snapshot writers the page starts, and delivers the snapshot to each 5 s late.
+HOLD_WRITER = """
+window.__writers = 0;
+const PlainWorker = window.Worker;
+window.Worker = class extends PlainWorker {
+  constructor(url, options) {
+    super(url, options);
+    this.writer = String(url).includes("snapshot-writer");
+    if (this.writer) window.__writers += 1;
+  }
+  postMessage(message, ...rest) {
+    if (this.writer) setTimeout(() => super.postMessage(message, ...rest), 5000);
+    else super.postMessage(message, ...rest);
   }
 };
 """
@@ -267,3 +294,74 @@ def test_a_snapshot_of_another_pyodide_build_boots_plain_and_is_replaced(context
     page.close()
     page = revisit(context, host.url)
     assert state(page)["booted"]["stored"]
+
+
+def test_parar_while_the_snapshot_is_being_stored_does_not_cut_the_store_short(context, host):
+    # The store has a worker of its own (snapshot-writer.js): Parar, which replaces the Python worker,
+    # leaves it alone. Its message is held here for 5 s, so Parar comes while it is pending.
+    recorder = Recorder(context)
+    page = context.new_page()
+    page.add_init_script(HOLD_WRITER)
+    page.goto(host.url + "licao-2/")
+    grade_solution(page)
+    wait_until(page, "() => window.__writers === 1", timeout_s=60)
+    set_code(page, "nivel-2", INFINITE)
+    assert verify_then_stop(page, "nivel-2") == STOPPED  # not isolated: a new Python worker, restored
+    assert page.evaluate("window.__restores") == 1
+    stored = wait_until(page, f"() => ({STORED})().then(r => r && r.intact && r)", timeout_s=60)
+    assert stored["key"] == build_key(host) and stored["form"] == "blob"
+    assert page.evaluate(f"{RUNTIME}.then(r => r.stored)") == "blob" and page.evaluate("window.__writers") == 1
+    page.close()
+    page = revisit(context, host.url)
+    assert state(page)["booted"] == {"fresh": False, "restored": True, "stored": True}
+    assert recorder.console_errors == []
+
+
+def test_a_browser_that_refuses_blobs_keeps_the_snapshot_as_bytes_and_restores_it(context, host):
+    store_js = host.directory / "assets" / "javascripts" / "lesson" / "snapshot-store.js"
+    store_js.write_text(REFUSE_BLOBS + store_js.read_text(encoding="utf-8"), encoding="utf-8")
+    recorder = Recorder(context)
+    page, stored = visit_and_store(context, host.url)
+    assert stored["form"] == "bytes" and stored["key"] == build_key(host)
+    assert page.evaluate(f"{RUNTIME}.then(r => r.stored)") == "bytes"
+    page.wait_for_function(CONTROLLED, timeout=20_000)
+    page.close()
+    page = revisit(context, host.url)
+    assert state(page)["booted"] == {"fresh": False, "restored": True, "stored": True}
+    # The page's next Python restores from the Blob the worker made of those bytes.
+    set_code(page, "nivel-2", SWALLOWS_EVERY_INTERRUPT)
+    assert verify_then_stop(page, "nivel-2") == STOPPED
+    wait_ready(page)
+    assert page.evaluate("window.__restores") == 1 and state(page)["booted"]["restored"]
+    set_code(page, "nivel-2", SOLUTION)
+    assert verify(page, "nivel-2") == ALL_PASS
+    # Damaged bytes, digest left as it was: a fresh boot, and intact bytes replace them.
+    raw_put(page, "r => { const b = r.bytes.slice(); b[b.length >> 1] ^= 0xff; return {...r, bytes: b}; }")
+    assert page.evaluate(STORED)["intact"] is False
+    page.close()
+    page = revisit(context, host.url)
+    assert state(page)["booted"]["fresh"]
+    replaced = wait_until(page, f"() => ({STORED})().then(r => r && r.intact && r)", timeout_s=60)
+    assert replaced["form"] == "bytes" and replaced["digest"] != stored["digest"]  # a new boot's snapshot
+    assert recorder.console_errors == []
+
+
+def test_a_snapshot_the_browser_refuses_is_a_warning_and_the_next_visit_boots_afresh(context, host):
+    # Storage full, say: every put fails. The page goes on, and says why in a console warning.
+    store_js = host.directory / "assets" / "javascripts" / "lesson" / "snapshot-store.js"
+    store_js.write_text("IDBObjectStore.prototype.put = function () {"
+                        " throw new DOMException('quota exceeded', 'QuotaExceededError'); };\n"
+                        + store_js.read_text(encoding="utf-8"), encoding="utf-8")
+    recorder = Recorder(context)
+    warnings = []
+    context.on("page", lambda p: p.on("console", lambda m: m.type == "warning" and warnings.append(m.text)))
+    page = context.new_page()
+    page.goto(host.url + "licao-2/")
+    grade_solution(page)
+    wait_until(page, f"() => {RUNTIME}.then(r => r.stored === false)", timeout_s=60)
+    assert any("QuotaExceededError: quota exceeded" in w for w in warnings), warnings
+    assert page.evaluate(STORED) is None
+    page.close()
+    page = revisit(context, host.url)
+    assert state(page)["booted"]["fresh"]
+    assert recorder.console_errors == []

@@ -1,7 +1,6 @@
 // The one Web Worker that runs Python (Pyodide) for every exercise widget.
 // Protocol: {id, type: "init", interruptBuffer?, snapshot?} -> {id, ok, result: {snapshot?, fresh | restored}}
 //           {id, type: "call", request}                    -> {id, ok, result | error}
-//           {id, type: "store", snapshot: {key, blob}}     -> {id, ok, result: stored?}
 // `request`/`result` are JSON strings handled by graders/web.py; nothing else is shared.
 // A worker named "restore" waits for the snapshot `init` brings ({blob, key, bundle, module}, made by an
 // earlier worker of this page); any other boots at once, from the snapshot IndexedDB keeps
@@ -9,8 +8,10 @@
 // boot makes a memory snapshot and hands it to the page; a restore that throws boots from scratch.
 import { loadPyodide, version } from "../../../pyodide/pyodide.mjs";
 import { installFsTap } from "./fstap.js";
-import { readSnapshot, sha256Hex, snapshotKey, writeSnapshot } from "./snapshot-store.js";
+import { readSnapshot, sha256Hex, snapshotKey } from "./snapshot-store.js";
 
+// Reading the stored record takes well under a second (a Blob handle, or 31 MB of bytes).
+const READ_TIMEOUT_MS = 5000;
 const LESSON_DIR = "/opt/corretor"; // outside the home, which each graded run empties
 const BUNDLE_URL = new URL("../../python/lesson.zip", import.meta.url);
 const OPTIONS = {
@@ -22,7 +23,6 @@ const OPTIONS = {
 // Captured before any Python runs: the graders also keep student code away from `js`.
 const post = self.postMessage.bind(self);
 let handle = null;
-let madeBytes = null; // the snapshot this worker made, kept until the page asks to store it
 // When each step of this worker's boot ended (ms since the epoch, comparable with the page's
 // performance.timeOrigin + now): the init reply carries them, for the benchmark's breakdown.
 const timings = { created: performance.timeOrigin };
@@ -90,23 +90,34 @@ async function restore(bytes) {
 async function bootOwn(useStore) {
   const bundle = fetchBundle();
   bundle.then(() => mark("bundle"), () => {}); // reported by init
-  const stored = useStore ? await readSnapshot().catch(() => null) : null;
+  const stored = useStore ? await readWithin(READ_TIMEOUT_MS) : null;
   mark("stored");
   if (stored) {
     // Pyodide takes the snapshot as a promise: its runtime loads while the bytes are checked.
     const bytes = checked(stored, bundle);
     bytes.catch(() => {}); // Pyodide's own await reports it (restore then answers null)
     const pyodide = await restore(bytes);
-    if (pyodide) return { pyodide, bundle: await bundle, snapshot: { blob: stored.blob, key: stored.key }, stored: true };
+    if (pyodide) {
+      // Kept as bytes (see snapshot-store.js): the page gets them as a Blob, like any other snapshot.
+      const blob = stored.blob ?? new Blob([stored.bytes]);
+      return { pyodide, bundle: await bundle, snapshot: { blob, key: stored.key }, stored: true };
+    }
   }
   return bootFresh(bundle);
+}
+
+/** The stored record, or null when IndexedDB fails or has not answered in `ms`: WebKitGTK 2.50 left
+ * every transaction of the database hanging after a worker was terminated in the middle of a write
+ * (measured), and a visit must not wait for that. */
+function readWithin(ms) {
+  return Promise.race([readSnapshot().catch(() => null), new Promise((resolve) => setTimeout(resolve, ms, null))]);
 }
 
 /** The stored snapshot's bytes, if it was made for this Pyodide and these graders and is intact. */
 async function checked(stored, bundle) {
   const { digest } = await bundle;
   if (!digest || stored.key !== snapshotKey(version, digest)) throw new Error("snapshot de outra versão");
-  const bytes = new Uint8Array(await stored.blob.arrayBuffer());
+  const bytes = stored.bytes ?? new Uint8Array(await stored.blob.arrayBuffer());
   mark("snapshotRead");
   if ((await sha256Hex(bytes)) !== stored.digest) throw new Error("snapshot corrompido");
   mark("snapshotChecked");
@@ -141,7 +152,6 @@ async function init({ interruptBuffer, snapshot }) {
     pyodide.runPython("import graders.web, graders.trace.browser");
     // Before any JS module or interrupt buffer: a snapshot keeps no JS object but Pyodide's own.
     const bytes = pyodide.makeMemorySnapshot();
-    madeBytes = bytes;
     made = {
       blob: new Blob([bytes]),
       key: bundle.digest ? snapshotKey(version, bundle.digest) : null,
@@ -179,15 +189,6 @@ function loadTimes() {
   return files;
 }
 
-/** Keep the page's snapshot for the next visit (IndexedDB), hashed here: on the page, reading 31 MB
- * back to hash them was a 0.2-0.7 s task on a slowed phone's main thread. The bytes this worker
- * made are hashed as they are; a restored worker reads the page's blob. */
-async function store({ key, blob }) {
-  const bytes = madeBytes ?? new Uint8Array(await blob.arrayBuffer());
-  madeBytes = null;
-  return writeSnapshot({ key, blob, digest: await sha256Hex(bytes) });
-}
-
 self.addEventListener("message", async ({ data }) => {
   const { id, type } = data;
   try {
@@ -200,8 +201,6 @@ self.addEventListener("message", async ({ data }) => {
         delete result.snapshot.module;
         post({ id, ok: true, result });
       }
-    } else if (type === "store") {
-      post({ id, ok: true, result: await store(data.snapshot) });
     } else if (type === "call") {
       post({ id, ok: true, result: handle(data.request) });
     } else {

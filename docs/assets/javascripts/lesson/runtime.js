@@ -18,6 +18,7 @@ const STALLED = "ele está demorando demais para carregar; numa conexão lenta, 
 // A new snapshot is stored for the next visit once the page is quiet: never in the way of a verdict.
 const STORE_QUIET_MS = 2000;
 const STORE_IDLE_TIMEOUT_MS = 10_000;
+const WRITER_URL = new URL("./snapshot-writer.js", import.meta.url);
 
 export class PythonRuntime {
   constructor({ timeLimitMs = DEFAULT_TIME_LIMIT_MS } = {}) {
@@ -30,6 +31,7 @@ export class PythonRuntime {
     // Blob, handed to each new worker without copying the page's own; see python-worker.js).
     this.snapshot = null;
     this.storing = null; // the snapshot being stored for revisits (once)
+    this.stored = null; // how the worker kept it, once it answered (see storeWhenQuiet)
     this.ready = null;
     this.stalled = false; // the start in progress took too long (see start)
     this.stallTimer = null;
@@ -138,11 +140,14 @@ export class PythonRuntime {
     this.storing = snapshot;
     setTimeout(() => idle(() => {
       // Replaced meanwhile by a newer snapshot: that one is stored instead.
-      // The worker hashes and writes it (off the main thread); a worker replaced meanwhile drops the
-      // request, and the next visit makes and stores a snapshot again.
-      if (this.snapshot === snapshot && this.process) {
-        this.process.post({ type: "store", snapshot: { key: snapshot.key, blob: snapshot.blob } }).catch(() => {});
-      }
+      if (this.snapshot !== snapshot) return;
+      // A worker of its own hashes and writes it (off the main thread, and out of Parar's way). A
+      // browser that refuses it (storage full) costs the next visit a fresh boot, nothing more: a
+      // warning, not an error.
+      storeSnapshot(snapshot).then(({ stored, problem }) => {
+        this.stored = stored; // "blob" | "bytes" | false (tests read it)
+        if (problem) console.warn(`Python snapshot not kept for the next visit: ${problem}`);
+      }, () => {});
     }), STORE_QUIET_MS);
   }
 
@@ -254,6 +259,23 @@ export class PythonRuntime {
     this.ready = null;
     this.start(true).catch(() => {});
   }
+}
+
+/** Hand the snapshot to a worker of its own (snapshot-writer.js), which ends once it answers. */
+function storeSnapshot({ key, blob }) {
+  return new Promise((resolve, reject) => {
+    const writer = new Worker(WRITER_URL, { type: "module" });
+    writer.onmessage = ({ data }) => {
+      writer.terminate();
+      resolve(data);
+    };
+    writer.onerror = (event) => {
+      event.preventDefault();
+      writer.terminate();
+      reject(new Error(event.message || "snapshot writer failed"));
+    };
+    writer.postMessage({ key, blob });
+  });
 }
 
 function idle(callback) {

@@ -37,32 +37,49 @@ async function transact(mode, action) {
       const tx = db.transaction(STORE, mode);
       const request = action(tx.objectStore(STORE));
       tx.oncomplete = () => resolve(request.result);
-      tx.onerror = () => reject(tx.error);
-      tx.onabort = () => reject(tx.error ?? new Error("aborted"));
+      // The request's own error says why (WebKit leaves tx.error null when a put is refused).
+      const failed = () => reject(request.error ?? tx.error ?? new Error("IndexedDB transaction aborted"));
+      tx.onerror = failed;
+      tx.onabort = failed;
     });
   } finally {
     db.close();
   }
 }
 
-/** {key, digest, blob} as stored, or null (none, unreadable, or no IndexedDB here). */
+/** {key, digest, blob} or {key, digest, bytes} (a Uint8Array: see writeSnapshot) as stored, or null
+ * (none, unreadable, or no IndexedDB here). */
 export async function readSnapshot() {
   if (!globalThis.indexedDB) return null;
   const record = await transact("readonly", (store) => store.get(RECORD));
-  if (!record || typeof record.key !== "string" || typeof record.digest !== "string" || !(record.blob instanceof Blob)) {
-    return null;
-  }
+  if (!record || typeof record.key !== "string" || typeof record.digest !== "string") return null;
+  if (!(record.blob instanceof Blob) && !(record.bytes instanceof Uint8Array)) return null;
   return record;
 }
 
-/** Keep `blob` (a snapshot made for `key`) with its digest (computed from the blob when not given),
- * replacing any older one. The Python worker calls it: hashing 31 MB is no work for a page. */
-export async function writeSnapshot({ key, blob, digest = null }) {
+/** Keep `blob` (a snapshot made for `key`; `bytes`, its contents, when the caller has them) with its
+ * digest (computed when not given), replacing any older one. The Python worker calls it: hashing
+ * 31 MB is no work for a page. Resolves to how it was kept ("blob" or "bytes"), or false when
+ * nothing can be kept here; rejects when IndexedDB refuses both forms (full, broken). */
+export async function writeSnapshot({ key, blob, bytes = null, digest = null }) {
   if (!globalThis.indexedDB || !key) return false;
-  digest ??= await sha256Hex(new Uint8Array(await blob.arrayBuffer()));
+  const contents = async () => (bytes ??= new Uint8Array(await blob.arrayBuffer()));
+  digest ??= await sha256Hex(await contents());
   if (!digest) return false;
-  await transact("readwrite", (store) => store.put({ key, digest, blob, saved: Date.now() }, RECORD));
-  return true;
+  const record = { key, digest, saved: Date.now() };
+  try {
+    // A Blob first: the browser keeps it as a file, and a restore reads it only when it fits.
+    await transact("readwrite", (store) => store.put({ ...record, blob }, RECORD));
+    return "blob";
+  } catch {
+    // WebKit refuses any Blob in IndexedDB in an ephemeral session (private browsing, and every
+    // WebDriver session): "UnknownError: Error preparing Blob/File data to be stored in object
+    // store", even for 1 KB. It keeps the same bytes as an array (measured in WebKitGTK 2.50).
+    const exact = await contents();
+    const own = exact.byteOffset === 0 && exact.byteLength === exact.buffer.byteLength ? exact : exact.slice();
+    await transact("readwrite", (store) => store.put({ ...record, bytes: own }, RECORD));
+    return "bytes";
+  }
 }
 
 /** Forget the stored snapshot (one that failed to restore). */
