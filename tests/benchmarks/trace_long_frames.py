@@ -112,7 +112,7 @@ def summarize(events: list[dict], loaf: dict | None = None) -> None:
     for task in tasks:
         start, end = task["ts"], task["ts"] + task["dur"]
         # CPU: the thread's own time (tdur). Chromium's 4x throttling counts in it, a busy machine's
-        # waits do not: on a shared machine it is the figure a quiet one would give.
+        # waits do not: on a shared machine it is close to what a quiet one would give.
         print(f"\n== task at +{(start - fcp) / 1000:.0f} ms after FCP, {task['dur'] / 1000:.0f} ms "
               f"(CPU {task.get('tdur', 0) / 1000:.0f} ms)")
         parts = collections.defaultdict(float)
