@@ -15,7 +15,9 @@ costliest frames with their scripts, and a last line `JSON: {...}` for the READM
 
 --bare serves a copy of the site whose pages have every <script> removed (inline and external):
 the same HTML and CSS with nothing of ours or the theme's running, so what is left is the browser's
-own parsing, style, layout and paint of the page, the floor no script change can go below.
+own parsing, style, layout and paint of the page. With no script at all, Chromium often lays the
+whole page out before its first paint, which a page with any deferred script does not get (see
+the README's "The phone's longest task"): compare with traces, not with this figure alone.
 """
 
 from __future__ import annotations
