@@ -1,6 +1,6 @@
 """Benchmark (not a test): what blocks the main thread after the first paint, slow phone profile.
 
-    python tests/benchmarks/bench_long_tasks.py [RUNS] [SITE_DIR]
+    python tests/benchmarks/bench_long_tasks.py [RUNS] [SITE_DIR] [--bare]
 
 Builds the site into a temporary folder unless SITE_DIR names a built one, serves it with gzip
 (gzip_server.py) and, RUNS times (default 5) in a fresh Chromium context each (first visit):
@@ -12,11 +12,19 @@ long task reports, with each frame's scripts) and each tap's Event Timing durati
 durationThreshold 16; a tap is its pointerdown/pointerup/click, the slowest of them). Prints per
 scenario the medians over the runs of the longest task, the longest frame and the slowest tap, the
 costliest frames with their scripts, and a last line `JSON: {...}` for the README.
+
+--bare serves a copy of the site whose pages have every <script> removed (inline and external):
+the same HTML and CSS with nothing of ours or the theme's running, so what is left is the browser's
+own parsing, style, layout and paint of the page. With no script at all, Chromium often lays the
+whole page out before its first paint, which a page with any deferred script does not get (see
+the README's "The phone's longest task"): compare with traces, not with this figure alone.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -98,12 +106,27 @@ def describe(frame: dict) -> str:
     return f"{frame['duration']:.0f} ms (estilo/layout {frame['layout']:.0f} ms) em {frame['start'] / 1000:.1f} s: {scripts}"
 
 
+SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S | re.I)
+
+
+def bare_copy(site: Path, into: Path) -> Path:
+    """`site` copied into `into` with every page's scripts removed (Pyodide's folder left out)."""
+    shutil.copytree(site, into, ignore=shutil.ignore_patterns("pyodide"))
+    for page in into.rglob("*.html"):
+        page.write_text(SCRIPT.sub("", page.read_text(encoding="utf-8")), encoding="utf-8")
+    return into
+
+
 def main() -> None:
-    runs = int(sys.argv[1]) if len(sys.argv) > 1 else RUNS
+    bare = "--bare" in sys.argv
+    args = [a for a in sys.argv[1:] if a != "--bare"]
+    runs = int(args[0]) if args else RUNS
     with tempfile.TemporaryDirectory() as tmp:
-        site = Path(sys.argv[2]) if len(sys.argv) > 2 else Path(tmp) / "site"
-        if len(sys.argv) <= 2:
+        site = Path(args[1]) if len(args) > 1 else Path(tmp) / "site"
+        if len(args) <= 1:
             build(site)
+        if bare:
+            site = bare_copy(site, Path(tmp) / "bare")
         server, base = serve_gzip(site)
         results = {}
         with sync_playwright() as p:
@@ -124,7 +147,8 @@ def main() -> None:
     for name, figures in results.items():
         print(f"{name}: tarefa mais longa {figures['longest_task_ms']:.0f} ms, quadro mais longo "
               f"{figures['longest_frame_ms']:.0f} ms, toque mais lento {figures['slowest_tap_ms']:.0f} ms, "
-              f"{figures['long_tasks']:.0f} tarefas longas, {figures['long_frames']:.0f} quadros longos (medianas de {runs})")
+              f"{figures['long_tasks']:.0f} tarefas longas, {figures['long_frames']:.0f} quadros longos (medianas de {runs})"
+              + (", página sem scripts" if bare else ""))
     print("JSON: " + json.dumps(results))
 
 
