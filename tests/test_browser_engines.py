@@ -282,6 +282,7 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     figures["isolated"] = isolation
     assert isolation["isolated"] and isolation["controlled"], isolation
     assert engine.call(MOUNT) == 3
+    figures["reload_python_ready_s"] = round(engine.call(PYTHON_READY) / 1000, 1)
     assert engine.call(VERIFY, "quiz-sobrescrita")["summary"] == "A verificação passou."
     # Its Python was restored from the snapshot the first visit kept, not booted afresh.
     assert engine.call(SNAPSHOT, False)["booted"] == {"fresh": False, "restored": True, "stored": True}
@@ -298,6 +299,7 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     server.server_close()
     engine.reload()
     assert engine.call(MOUNT) == 3
+    figures["offline_python_ready_s"] = round(engine.call(PYTHON_READY) / 1000, 1)
     assert engine.call(VERIFY, "quiz-sobrescrita")["summary"] == "A verificação passou."
     assert engine.call(VERIFY, "nivel-2")["summary"] == ALL_PASS  # the code typed before, kept
     assert engine.call(SNAPSHOT, False)["booted"] == {"fresh": False, "restored": True, "stored": True}
