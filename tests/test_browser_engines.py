@@ -287,9 +287,13 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     # Its Python was restored from the snapshot the first visit kept, not booted afresh.
     assert engine.call(SNAPSHOT, False)["booted"] == {"fresh": False, "restored": True, "stored": True}
     engine.call(SET_CODE, "nivel-2", INFINITE)
+    workers = worker_threads(engine.name)
     stopped = engine.call(RUN_AND_STOP, "nivel-2")
     assert "Execução interrompida" in stopped["text"], stopped
     figures["parar_isolated_s"] = round(stopped["ms"] / 1000, 2)
+    if not isolation["sharedMemory"]:
+        # Parar replaced the worker: the stopped one's thread ends, it does not spin on in the tab.
+        assert_threads_back(engine.name, workers)
     engine.call(SET_CODE, "nivel-2", SOLUTION)
     assert engine.call(VERIFY, "nivel-2")["summary"] == ALL_PASS
     clean("recarga com o service worker")
@@ -305,6 +309,35 @@ def test_core_student_path(engine, hooked_host, tmp_path):
     assert engine.call(SNAPSHOT, False)["booted"] == {"fresh": False, "restored": True, "stored": True}
     clean("recarga sem rede")
     print(f"\n{json.dumps(figures, ensure_ascii=False)}")
+
+
+# The thread each dedicated worker gets in the browser's content processes, by engine.
+WORKER_THREAD = {"webkit": ("WebKitWebProcess", "WebCore: Worker"), "firefox": ("firefox", "DOM Worker")}
+
+
+def worker_threads(engine_name: str) -> int:
+    """How many worker threads the engine's content processes hold (read from /proc, outside the page)."""
+    process, thread = WORKER_THREAD[engine_name]
+    count = 0
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if process.encode() not in Path(f"/proc/{pid}/cmdline").read_bytes():
+                continue
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                count += (task / "comm").read_text(errors="replace").strip() == thread
+        except OSError:
+            continue
+    return count
+
+
+def assert_threads_back(engine_name: str, before: int, timeout_s: float = 20) -> None:
+    import time
+
+    deadline = time.monotonic() + timeout_s
+    while (now := worker_threads(engine_name)) > before:
+        assert time.monotonic() < deadline, (
+            f"{now} threads de worker depois de Parar, {before} antes: o worker parado continua rodando")
+        time.sleep(0.2)
 
 
 def wait_for_file(path: Path, timeout_s: float = 30) -> None:

@@ -167,7 +167,12 @@ async function init({ interruptBuffer, snapshot }) {
   // Below Python, once: each graded run's file-system calls (graders/trace/browser.py imports it
   // before any student code runs, and keeps student code away from it).
   pyodide.registerJsModule("_fstap", installFsTap(pyodide.FS));
-  if (interruptBuffer) pyodide.setInterruptBuffer(new Int32Array(interruptBuffer));
+  // Without shared memory the page cannot interrupt and Parar terminates this worker instead. A buffer
+  // of our own still makes CPython call into JS every few dozen bytecodes (Pyodide's signal check):
+  // JavaScriptCore stops a terminated worker only at such a call, never inside a pure WebAssembly
+  // loop, so without it a stopped `while True: pass` kept a core busy until the tab closed (measured
+  // in WebKitGTK 2.50).
+  pyodide.setInterruptBuffer(interruptBuffer ? new Int32Array(interruptBuffer) : new Int32Array(1));
   handle = pyodide.pyimport("graders.web").handle;
   mark("ready");
   const steps = { timings, files: loadTimes() };
