@@ -50,12 +50,30 @@ class SimilarGroup:
     #                        (a set that starts with REFERENCE: those members are the reference itself)
 
 
-def _tokens(source: str) -> list | None:
-    """The tree as a flat preorder list of tokens, names replaced by their order of first use."""
+def syntax_tree(source: str) -> ast.AST | None:
+    """The source's syntax tree, or None for code that does not parse."""
     try:
-        tree = ast.parse(source)
+        return ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
         return None
+
+
+def shape(tree: ast.AST | None) -> list | None:
+    """What this module compares of one submission (its tokens, see `_tokens`), from its syntax tree:
+    a caller that already parsed the code (the CLI, while the other submissions run) hands the shapes
+    to `find_similar` and `starter_copies` through `shapes`, and no file is tokenised twice."""
+    return None if tree is None else _walk(tree)
+
+
+def _tokens(source: str, shapes: dict | None = None) -> list | None:
+    """The tree as a flat preorder list of tokens, names replaced by their order of first use (taken
+    from `shapes`, {source: shape}, when the caller made it already)."""
+    if shapes is not None and source in shapes:
+        return shapes[source]
+    return shape(syntax_tree(source))
+
+
+def _walk(tree: ast.AST) -> list:
     names: dict = {}
     out: list = []
     stack = [tree]
@@ -147,14 +165,15 @@ def _digest(tokens: list) -> str:
     return hashlib.sha256("\x00".join(tokens).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def find_similar(codes: dict, starter: str | None = None, reference: str | None = None) -> list:
+def find_similar(codes: dict, starter: str | None = None, reference: str | None = None,
+                 shapes: dict | None = None) -> list:
     """Groups of labels in `codes` ({label: source}) whose code is identical or near-identical.
 
     Code that does not parse, or adds too little of its own to the starter, is never grouped. With
     `reference` (the exercise's published solution), a group that holds it says so (`reference`),
     even a group of one student. A label is in one group at most: a near-identical group takes in
     the identical copies it links. Groups come identical first, then by size and score; members keep
-    the caller's order.
+    the caller's order. `shapes`: {source: shape(syntax_tree(source))}, made beforehand by the caller.
     """
     if reference is not None:
         codes = {REFERENCE: reference, **codes}
@@ -166,7 +185,7 @@ def find_similar(codes: dict, starter: str | None = None, reference: str | None 
     # One unit per distinct normalised tree: identical copies are one piece of evidence, not many.
     units: dict = {}
     for label, source in codes.items():
-        tokens = _tokens(source) if isinstance(source, str) else None
+        tokens = _tokens(source, shapes) if isinstance(source, str) else None
         if tokens is None:
             continue
         digest = _digest(tokens)
@@ -201,7 +220,7 @@ def find_similar(codes: dict, starter: str | None = None, reference: str | None 
     return out
 
 
-def starter_copies(codes: dict, starter: str | None) -> list:
+def starter_copies(codes: dict, starter: str | None, shapes: dict | None = None) -> list:
     """The labels in `codes` whose code is the exercise's starter, unchanged (names, comments and
     formatting aside): handed in as given, never a copy of anyone, but worth a flag."""
     tokens = _tokens(starter) if starter else None
@@ -210,7 +229,7 @@ def starter_copies(codes: dict, starter: str | None) -> list:
     digest = _digest(tokens)
     out = []
     for label, source in codes.items():
-        mine = _tokens(source) if isinstance(source, str) else None
+        mine = _tokens(source, shapes) if isinstance(source, str) else None
         if mine is not None and _digest(mine) == digest:
             out.append(label)
     return out

@@ -76,6 +76,20 @@ def test_no_run_starts_after_ctrl_c_for_a_thread_that_waited_for_a_sandbox(monke
     assert sandbox.runs == 0 and pool.free() == 1
 
 
+def test_each_graded_code_is_tokenised_for_the_copies_while_the_class_runs():
+    """grade_job hands the code's shape (graders.similarity) to the copies section, so the end of the
+    batch, when one core waits for the other, only compares."""
+    from graders.similarity import shape, syntax_tree
+
+    pool = Turns([FakeSandbox()])
+    settings = main.Settings(timeout=5.0, caps={"events": 10, "data": 10, "output": 10})
+    code = "def run_agent(model, tools):\n    return model\n"
+    shapes: dict = {}
+    result = main.grade_job("a.py", "nivel-2", from_python(code, "a"), settings, pool, threading.Event(), 0, shapes)
+    assert result["criteria"] and "error" not in result
+    assert shapes == {code: shape(syntax_tree(code))} and shapes[code]
+
+
 def test_the_cli_does_not_import_the_supervisor():
     """graders.trace.kernel's supervisor modules (libseccomp, the runner's compilation) are the
     sandbox's; the CLI loads only the Landlock module of that package."""

@@ -179,3 +179,21 @@ def test_groups_keep_the_callers_order_and_are_stable():
     assert first == find_similar(codes, starter=STARTER)
     group = groups_with(first, "z-copia")[0]
     assert group.members[0] == "z-copia"
+
+
+def test_shapes_made_beforehand_are_the_ones_compared():
+    """The CLI tokenises each file while the class runs (similarity.shape) and hands the shapes over:
+    the same groups as tokenising at the end, and the shapes given are the ones used."""
+    from graders.similarity import shape, starter_copies, syntax_tree
+
+    codes = corpus_class()
+    codes["copia"] = disguised(codes["ok_fsync_directory"])
+    codes["inicial"] = STARTER
+    shapes = {source: shape(syntax_tree(source)) for source in codes.values()}
+    assert find_similar(codes, starter=STARTER, shapes=shapes) == find_similar(codes, starter=STARTER)
+    assert starter_copies(codes, STARTER, shapes) == starter_copies(codes, STARTER) == ["inicial"]
+    # A shape handed over wins over the source's own: the copy, given another file's shape, is that file.
+    shapes[codes["copia"]] = shape(syntax_tree(codes["ok_class_based"]))
+    (group,) = groups_with(find_similar(codes, starter=STARTER, shapes=shapes), "copia")
+    assert "ok_class_based" in group.members and "ok_fsync_directory" not in group.members
+    assert shape(syntax_tree("def f(:\n")) is None

@@ -157,14 +157,16 @@ def _short(text: str) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def source_signs(code: str | None) -> list[dict]:
-    """Each sign in the source, with the lines it is on; [] for code that does not parse."""
+def source_signs(code: str | None, tree: ast.AST | None = None) -> list[dict]:
+    """Each sign in the source, with the lines it is on; [] for code that does not parse. `tree`: the
+    code's syntax tree, when the caller parsed it already."""
     if not code:
         return []
-    try:
-        tree = ast.parse(code)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+    if tree is None:
+        try:
+            tree = ast.parse(code)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return []
     finder = _Finder()
     try:
         finder.visit(tree)
@@ -199,6 +201,6 @@ def run_signs(traces) -> list[dict]:
     return out
 
 
-def detect(code: str | None, traces) -> list[dict]:
+def detect(code: str | None, traces, tree: ast.AST | None = None) -> list[dict]:
     """Every sign for one exercise of one file: the run's first (they happened), then the source's."""
-    return (run_signs(traces) + source_signs(code))[:MAX_SIGNS]
+    return (run_signs(traces) + source_signs(code, tree))[:MAX_SIGNS]

@@ -18,7 +18,7 @@ import threading
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 
-from .. import exercises
+from .. import exercises, similarity
 from . import classreport, formats, inspection, metadata, options, report, roster
 from .collect import collect_all
 from .copies import possible_copies
@@ -164,9 +164,9 @@ def _limit_message(trace, settings: Settings) -> str | None:
 
 
 def grade_job(path: str, exercise: str, submission: Submission, settings: Settings,
-              sandboxes: Turns, stop: threading.Event, order: int = 0) -> dict | None:
+              sandboxes: Turns, stop: threading.Event, order: int = 0, shapes: dict | None = None) -> dict | None:
     """The normalised verdict of one exercise of one file (job number `order` of the batch); None when
-    Ctrl+C came first."""
+    Ctrl+C came first. `shapes` receives the code's similarity.shape, for the copies section."""
     if stop.is_set():
         return None
     traces = []
@@ -192,7 +192,11 @@ def grade_job(path: str, exercise: str, submission: Submission, settings: Settin
         if stop.is_set():
             return None  # its sandbox may have been killed under it: no verdict from a cut run
         # Read beside the verdict, never into it: the signs change no criterion and no grade.
-        signs = inspection.detect(submission.code, traces)
+        # Parsed once, here, while the other workers' students run: for the signs and for the copies.
+        tree = similarity.syntax_tree(submission.code) if isinstance(submission.code, str) else None
+        signs = inspection.detect(submission.code, traces, tree)
+        if shapes is not None and tree is not None:
+            shapes[submission.code] = similarity.shape(tree)
         limit = next((m for m in (_limit_message(t, settings) for t in traces) if m), None)
         broken = next((t for t in traces if t.end == "broken"), None)
         if broken is not None and not limit:
@@ -274,8 +278,9 @@ def _isolation(choice: str) -> bool | None:
     return True
 
 
-def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[int]:
-    """Grade every job into its row; returns the indexes of the jobs left ungraded (Ctrl+C)."""
+def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event, shapes: dict) -> list[int]:
+    """Grade every job into its row; returns the indexes of the jobs left ungraded (Ctrl+C). Each
+    graded code's similarity.shape goes into `shapes`."""
     settings = Settings(
         timeout=args.timeout,
         caps={"events": args.max_ops, "data": args.max_escrita << 20, "output": args.max_saida << 20},
@@ -295,7 +300,7 @@ def _grade_all(rows, jobs, args, isolated: bool, stop: threading.Event) -> list[
     switch = sys.getswitchinterval()
     sys.setswitchinterval(min(switch, 0.0005))
     try:
-        futures = {pool.submit(grade_job, rows[r]["file"], ex, sub, settings, sandboxes, stop, i): i
+        futures = {pool.submit(grade_job, rows[r]["file"], ex, sub, settings, sandboxes, stop, i, shapes): i
                    for i, (r, ex, sub) in enumerate(jobs)}
         pending = set(futures)
         while pending and not stop.is_set():
@@ -514,7 +519,9 @@ def main(argv=None) -> int:
         isolated = _isolation(args.isolamento)
         if isolated is None:
             return EXIT_INPUT
-        left = _grade_all(rows, jobs, args, isolated, stop) if jobs and not stop.is_set() else list(range(len(jobs)))
+        shapes: dict = {}
+        left = (_grade_all(rows, jobs, args, isolated, stop, shapes) if jobs and not stop.is_set()
+                else list(range(len(jobs))))
         interrupted = stop.is_set()
         order = {ex: i for i, ex in enumerate(exercises.EXERCISE_IDS)}
         for row in rows:  # the lesson's order, whichever run finished first
@@ -535,7 +542,7 @@ def main(argv=None) -> int:
                                  fences=planned_fences(isolated))
         if args.format == "vpl":
             meta["grade_min"] = args.grade_min
-        copies = possible_copies({ex: c for ex, c in codes.items() if ex in assignment}, who)
+        copies = possible_copies({ex: c for ex, c in codes.items() if ex in assignment}, who, shapes)
         class_report = classreport.build(rows, assignment, args.exercise, meta, copies, people=people,
                                          ignored=ignored, pesos=pesos, nota_max=args.nota_max, worksheet=worksheet,
                                          code_only=args.format == "vpl")

@@ -4,7 +4,8 @@
 
 Grades N submissions (default 200), cycling through the nivel-2 corpus, with one
 `python -m graders` run, and times N bare `python -c pass` starts run two at a time
-in the same benchmark run: the ratio between the two is the figure to compare.
+in the same benchmark run, just before and just after the ordinary class: the ratio between the two
+is the figure to compare.
 Also reports the median time one submission takes on its own. Timings are noisy:
 read medians and ratios. The second argument is the CLI's --isolamento (default auto), or
 `conteiner`: `auto` under a filter that refuses namespaces as Docker does (tests/no_namespaces.py),
@@ -82,10 +83,15 @@ def main():
                 files.append(target)
             return files
 
-        bare = bare_starts(count)
+        # The floor is measured just before and just after the goal's run, and averaged: this
+        # machine's speed drifts by a third within minutes, and a floor taken once, a minute
+        # away from the run it divides, carried that drift into the ratio.
+        before, cpu_before = bare_starts(count), CPU["bare"]
+        ordinary = run_cli(class_of("comum", ORDINARY), "ordinary")
+        after = bare_starts(count)
+        bare, CPU["bare"] = (before + after) / 2, (cpu_before + CPU["bare"]) / 2
         whole = run_cli(class_of("aluno", CORPUS), "whole")
         honest = run_cli(class_of("honesto", HONEST), "honest")
-        ordinary = run_cli(class_of("comum", ORDINARY), "ordinary")
         reference = run_cli(class_of("referencia", [ROOT / "exercises" / "nivel-2" / "solution.py"]), "reference")
         singles = [run_cli([CORPUS[i % len(CORPUS)]]) for i in range(15)]
     print(f"isolamento: {ISOLATION}")
@@ -96,7 +102,8 @@ def main():
     print(f"{count} submissões comuns, corretas e com erros (corpus sem as hostis, {len(ORDINARY)} arquivos distintos) "
           f"em {ordinary:.1f} s: {count / ordinary:.1f} submissões/s")
     print(f"{count} cópias da solução de referência em {reference:.1f} s: {count / reference:.1f} submissões/s")
-    print(f"{count} partidas de `python -c pass`, duas a duas: {bare:.1f} s; razão: {ordinary / bare:.2f}× (comuns; meta ≤ 2×), "
+    print(f"{count} partidas de `python -c pass`, duas a duas: {bare:.1f} s (média de {before:.1f} s antes e "
+          f"{after:.1f} s depois das comuns); razão: {ordinary / bare:.2f}× (comuns; meta ≤ 2×), "
           f"{honest / bare:.2f}× (corretas comuns), {reference / bare:.2f}× (referência), "
           f"{whole / bare:.2f}× (corpus inteiro, com as hostis e os laços infinitos)")
     print(f"tempo de CPU (getrusage dos filhos): piso {CPU['bare']:.2f} s; comuns {CPU['ordinary']:.2f} s "
