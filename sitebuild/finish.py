@@ -189,6 +189,16 @@ PLAIN_TABLE = re.compile(r"<table>(.*?)</table>", re.S)
 TABLE_BOX = ('<div class="md-typeset__scrollwrap" tabindex="0"><div class="md-typeset__table"><table>{}</table>'
              '</div></div>')
 TABLE_BOXED = 'class="md-typeset__table"><table>'
+# The page's entry module, fetched as early (a modulepreload) but run from an inline script at
+# DOMContentLoaded rather than as a deferred <script type="module">. With a module script pending at
+# the end of <body>, Chromium styled and laid out the part of the lesson parsed after the first paint
+# inside one task (300-600 ms on a 4x slower phone, the page's longest task); loaded this way, as
+# with no script at all, it does not (tests/benchmarks/README.md, "The phone's longest task").
+LESSON_MODULE = re.compile(r'<script\b(?=[^>]*\btype="module")[^>]*\bsrc="([^"]*assets/javascripts/lesson/main\.js)"[^>]*>'
+                           r'</script>')
+LESSON_LOADER = ('<link rel="modulepreload" href="{url}">'
+                 '<script>addEventListener("DOMContentLoaded", function () {{'
+                 ' import(new URL({js_url}, document.baseURI).href); }});</script>')
 SEARCH_DIALOG = re.compile(r'(<div class="md-search"[^>]*\brole="dialog")(?![^>]*\baria-label=)([^>]*)>')
 
 
@@ -229,6 +239,7 @@ def tag_page(html: str, page_rel: str, service_worker: bool) -> str:
     if theme and not theme.group(1):  # as the builder wrote it
         tag = theme_on_demand(theme.group(2)) if exercises else f'<script defer src="{theme.group(2)}"></script>'
         html = html[:theme.start()] + tag + html[theme.end():]
+    html = LESSON_MODULE.sub(lambda m: LESSON_LOADER.format(url=m.group(1), js_url=json.dumps(m.group(1))), html, count=1)
     if PALETTE_MARK not in html:
         html = THEME_PALETTE.sub(lambda m: m.group(0) + inline_script("palette_first_paint.js"), html, count=1)
     if exercises and EARLY_PYTHON_MARK not in html:
@@ -391,6 +402,8 @@ def check(root: Path, site: Path, service_worker: bool) -> None:
             problems.append(f"{rel} pinta a primeira visita com a paleta errada (falta palette_first_paint.js)")
         if exercises and EARLY_PYTHON_MARK not in html:
             problems.append(f"{rel} tem exercícios, mas não inicia o Python no <head>")
+        if LESSON_MODULE.search(html):
+            problems.append(f"{rel} carrega main.js como script de módulo adiado, não em DOMContentLoaded")
         unfocusable = SCROLLING_REGION.search(html)
         if unfocusable:
             problems.append(f"{rel} tem um bloco que rola de lado sem foco de teclado: {unfocusable.group(0)[:60]}")

@@ -261,3 +261,27 @@ def test_a_sprite_view_shows_exactly_its_icon():
     # The second icon sits below the first with a gap, at its own size and with its own viewBox.
     assert '<view id="i1" viewBox="0 48 320 512"/>' in sprite
     assert '<svg x="0" y="48" width="320" height="512" viewBox="0 0 320 512"><path d=\'M2 2h3\'/></svg>' in sprite
+
+
+def test_the_entry_module_runs_at_domcontentloaded_and_is_fetched_early(site_dir, site_copy):
+    """main.js is preloaded and imported at DOMContentLoaded, never a deferred module script (which made
+    Chromium lay out the rest of the lesson in one long task after the first paint); the check refuses
+    a page that loads it the old way, and the step turns it back."""
+    for rel in ("index.html", "licao-2/index.html"):
+        html = (site_dir / rel).read_text(encoding="utf-8")
+        url = "assets/javascripts/lesson/main.js" if rel == "index.html" else "../assets/javascripts/lesson/main.js"
+        assert f'<link rel="modulepreload" href="{url}">' in html
+        # A page-relative URL is no module specifier: import() gets it resolved against the page.
+        assert f'import(new URL("{url}", document.baseURI).href); }});' in html
+        assert not step.LESSON_MODULE.search(html) and html.count("lesson/main.js") == 2
+        assert (site_dir / rel).parent.joinpath(url).resolve().is_file()
+    page = site_copy / "licao-2" / "index.html"
+    html = page.read_text(encoding="utf-8")
+    loader = step.LESSON_LOADER.format(url="../assets/javascripts/lesson/main.js",
+                                       js_url='"../assets/javascripts/lesson/main.js"')
+    page.write_text(html.replace(loader, '<script src="../assets/javascripts/lesson/main.js" type="module"></script>'),
+                    encoding="utf-8")
+    with pytest.raises(step.BuildError, match="módulo adiado"):
+        step.check(ROOT, site_copy, True)
+    step.finish(site_copy, service_worker=True)
+    assert page.read_text(encoding="utf-8") == html
