@@ -1,8 +1,10 @@
 """The kernel tap (CLI): runs student code under a seccomp user-notification filter and performs
 every file-system mutation itself, so the trace records exactly what reached the disk.
 
-Trusted side only: this package never runs student code. The child `run` forks installs the filter
-(`seccomp`) and execs the runner; every notified call of that process, its threads and its children
+Trusted side only: this package never runs student code. The run's process installs the filter
+(`seccomp`) itself (graders/trace/inside.py): forked by `run` and exec'd into the runner, or in reduced
+mode forked from a warm interpreter that has the runner loaded (`zygote`); every notified call of that
+process, its threads and its children
 comes to one `Supervisor`, which reads the caller (`target`), then emulates the call (`opens`,
 `writes`, `copies`, `names`, `durability`, `metadata`), follows shared mappings (`mappings`), checks
 or refuses it (`refusals`), and answers. It lets the kernel run a call itself only when its decision

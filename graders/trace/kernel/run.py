@@ -1,5 +1,6 @@
-"""Running one submission: forking the child that installs the filter and execs the runner, the
-supervisor's loop over notifications, output and channel, and reaping everything at the end."""
+"""Running one submission: starting the run's process under the filter (forked and exec'd, or forked
+from reduced mode's warm interpreter), the supervisor's loop over notifications, output and channel,
+and reaping everything at the end."""
 
 from __future__ import annotations
 
@@ -7,40 +8,96 @@ import errno
 import fcntl
 import marshal
 import os
-import resource
 import select
 import signal
 import socket
-import struct
 import time
 
+from .. import inside
 from ..ops import Trace
 from .channel import OUTPUT_KEEP
 from . import landlock
 from .errors import Stop
 from .lookthread import LookThread
-from .linux import PR_CAPBSET_DROP, PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, libc
+from .linux import PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, libc
 from .seccomp import (NOTIF, NOTIF_RECV, NOTIF_SET_FLAGS, SYNC_WAKE_UP, NR_SECCOMP, SECCOMP_FILTER_FLAG_NEW_LISTENER,
                       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, SECCOMP_SET_MODE_FILTER, filter_program)
 from .supervisor import Supervisor
 
-RUNNER_SOURCE = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "runner.py"),
-                     encoding="utf-8").read()
-# The runner compiled once per supervisor, not by every run's interpreter (compiling its source cost
-# each run ~2 ms of CPU, a tenth of a bare interpreter start). The supervisor sends these bytes down
-# the channel as the run starts; the `-c` program only reads and runs them. The student's interpreter
-# is the supervisor's own binary (bubblewrap) or a link to it (reduced mode), so the marshal format
-# is the same. Still `python -c <program>`, with "<string>" as the runner's file name.
+_TRACE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+RUNNER_SOURCE = open(os.path.join(_TRACE_DIR, "runner.py"), encoding="utf-8").read()
+INSIDE_SOURCE = open(os.path.join(_TRACE_DIR, "inside.py"), encoding="utf-8").read()
+# The runner and inside.py compiled once per supervisor, not by every run's interpreter (compiling
+# the runner's source cost each run ~2 ms of CPU, a tenth of a bare interpreter start). The student's
+# interpreter is the supervisor's own binary (bubblewrap) or a link to it (reduced mode), so the
+# marshal format is the same. Still `python -c <program>`, with "<string>" as the runner's file name.
 RUNNER_CODE = marshal.dumps(compile(RUNNER_SOURCE, "<string>", "exec", dont_inherit=True))
-RUNNER_BOOTSTRAP = ("import marshal, os\n"
-                    "data = b''\n"
-                    f"while len(data) < {len(RUNNER_CODE)}:\n"
-                    f"    chunk = os.read(3, {len(RUNNER_CODE)} - len(data))\n"
-                    "    if not chunk:\n"
-                    "        os._exit(3)\n"
-                    "    data += chunk\n"
-                    "del chunk\n"
-                    "exec(marshal.loads(data))\n")
+INSIDE_CODE = marshal.dumps(compile(INSIDE_SOURCE, "<string>", "exec", dont_inherit=True))
+# The filter and its listener (inside.seal): a cold run's process seals itself before its exec, so
+# its interpreter starts under the filter; the warm interpreter of reduced mode (zygote.py) gets the
+# runner, inside.py and the filter once, and each run's process, forked from it, seals itself right
+# after the fork, before it asks for the student's code (inside.serve_forks). The supervisor sends
+# the code (and the filter) on fd 3 as the interpreter starts.
+BOOTSTRAP = """import marshal, os, sys
+data = b''
+while len(data) < {total}:
+    chunk = os.read(3, {total} - len(data))
+    if not chunk:
+        os._exit(3)
+    data += chunk
+del chunk
+__name__ = '__corretor__'
+exec(marshal.loads(data[:{runner}]))
+if {warm}:
+    _first = sys.path[:1] == ['']
+    if _first:
+        del sys.path[0]
+    exec(marshal.loads(data[{runner}:{inside}]))
+    if _first:
+        sys.path.insert(0, '')
+    del _first
+    serve_forks({settings!r})
+    seal({settings!r}, data[{inside}:])
+del data
+__name__ = '__main__'
+main()
+"""
+
+
+def seal_settings(reduced: bool) -> dict:
+    """What inside.seal needs to load the filter (numbers the supervisor's libseccomp resolved)."""
+    return {"nr_seccomp": NR_SECCOMP, "set_mode_filter": SECCOMP_SET_MODE_FILTER,
+            "flags": SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV,
+            "fallback_flags": SECCOMP_FILTER_FLAG_NEW_LISTENER}
+
+
+def confine_settings(work: str, limits: dict | None, landlock_fd: int | None) -> dict:
+    """What inside.confine needs: the run's folder, limits and Landlock ruleset."""
+    return {"work": work, "limits": dict(limits or {}), "landlock_fd": landlock_fd,
+            "nr_landlock_restrict_self": landlock.NR_RESTRICT_SELF}
+
+
+_COLD: dict = {}
+
+
+def bootstrap(reduced: bool, warm: dict | None = None) -> tuple[str, bytes]:
+    """(the `-c` program of a run's interpreter, what the supervisor sends it on fd 3). `warm`: the
+    confine settings of a warm interpreter, which forks each run's process (zygote.py)."""
+    if warm is None:
+        if reduced not in _COLD:
+            _COLD[reduced] = _bootstrap(reduced, None)
+        return _COLD[reduced]
+    return _bootstrap(reduced, warm)
+
+
+def _bootstrap(reduced: bool, warm: dict | None) -> tuple[str, bytes]:
+    data = RUNNER_CODE + (INSIDE_CODE + filter_program(reduced) if warm is not None else b"")
+    settings = dict(seal_settings(reduced), **(warm or {}))
+    runner_end = len(RUNNER_CODE)
+    inside_end = runner_end + len(INSIDE_CODE)
+    text = BOOTSTRAP.format(total=len(data), runner=runner_end, inside=inside_end, warm=warm is not None,
+                            settings=settings)
+    return text, data
 
 
 def prepare_supervisor():
@@ -56,49 +113,10 @@ def prepare_supervisor():
 def _child(python, env, work, limits, out_w, chan, reduced, landlock_fd=None):
     """In the forked child: confine, install the filter, hand the listener over, exec the runner."""
     try:
-        os.setsid()
-        # The supervisor runs with umask 0 (it applies the student's by hand); the student gets a
-        # student's machine's usual one, or os.umask() and the modes it creates would betray a grader.
-        os.umask(0o022)
-        for name, value in (limits or {}).items():
-            try:
-                resource.setrlimit(getattr(resource, name), (value, value))
-            except (ValueError, OSError, AttributeError):
-                pass
-        os.chdir(work)
-        null = os.open("/dev/null", os.O_RDONLY)
-        for fd in (out_w, chan, null):
-            if fd <= 3:  # move them out of the way of 0-3 first
-                raise OSError("descritores inesperados")
-        os.dup2(null, 0)
-        os.dup2(out_w, 1)
-        os.dup2(out_w, 2)
-        os.dup2(chan, 3)
-        if landlock_fd is not None:
-            # Reduced mode's fence for reads, TCP and signals (Landlock needs no_new_privs first).
-            if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 or not landlock.restrict_self(landlock_fd):
-                os._exit(122)
-        os.closerange(4, 1 << 16)
-        if os.getuid() == 0:
-            # Root without a sandbox (reduced mode): no capabilities, not even after exec.
-            for cap in range(64):
-                libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-            header = struct.pack("<Ii", 0x20080522, 0)
-            libc.capset(header, bytes(24))
-        if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
-            os._exit(120)
-        _buffer, fprog = filter_program(reduced)
-        listener = libc.syscall(NR_SECCOMP, SECCOMP_SET_MODE_FILTER,
-                                SECCOMP_FILTER_FLAG_NEW_LISTENER | SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, fprog)
-        if listener < 0:
-            listener = libc.syscall(NR_SECCOMP, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER, fprog)
-        if listener < 0:
-            os._exit(121)
-        sock = socket.socket(fileno=3)
-        socket.send_fds(sock, [b"L"], [listener])
-        sock.detach()
-        os.close(listener)
-        os.execve(python, [python, "-c", RUNNER_BOOTSTRAP], env)  # argv[0] locates the stdlib
+        text, _data = bootstrap(reduced)
+        inside.confine(confine_settings(work, limits, landlock_fd), out_w, chan)
+        inside.seal(seal_settings(reduced), filter_program(reduced))
+        os.execve(python, [python, "-c", text], env)  # argv[0] locates the stdlib
     except BaseException:  # noqa: BLE001
         pass
     os._exit(127)
@@ -118,7 +136,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
                env: dict, limits: dict | None = None, timeout: float = 10.0, python: str = "/usr/bin/python3",
                reduced: bool = False, kill_all: bool = False, caps: dict | None = None,
                control: int | None = None, landlock_fd: int | None = None,
-               looker: LookThread | None = None) -> Trace:
+               looker: LookThread | None = None, zygote=None) -> Trace:
     """One run of `job` under the tap. `work`, `tmp` (and `home`) are the roots; reduced=True refuses
     every mutation outside them (no sandbox around us); kill_all=True when we are alone in a PID
     namespace with the run (bwrap): at the end everything but us and init is killed. `control`: the
@@ -126,7 +144,9 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     asker is gone, and the run is killed at once rather than left to its time limit. `landlock_fd`:
     a ruleset (landlock.ruleset) the child restricts itself with before exec. `looker`: reduced mode's
     fenced look thread (lookthread.py), kept by a server across runs; made for this run when None. In
-    reduced mode the child is forked from it, so the child's Landlock domain nests in the thread's."""
+    reduced mode the child is forked from it, so the child's Landlock domain nests in the thread's.
+    `zygote`: reduced mode's warm interpreter (zygote.py), made by the server with these same work
+    folder, limits and ruleset; the run's process is forked from it, or started cold if it fails."""
     roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else []) + ([("shm", shm)] if shm else [])
     sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
     own_looker = None
@@ -144,19 +164,26 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     st = os.fstat(theirs_fd)
     sup.chan_key = (st.st_dev, st.st_ino)
     deadline = time.monotonic() + timeout
-    if reduced:
-        pid = looker.fork(lambda: _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd))
-    else:
-        pid = os.fork()
-        if pid == 0:
-            _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd)
+    pid = None
+    if zygote is not None and zygote.alive:
+        try:
+            pid = zygote.fork(out_w, theirs_fd)  # already loaded: nothing to send
+        except OSError:
+            pid = None
+    if pid is None:
+        if reduced:
+            pid = looker.fork(lambda: _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd))
+        else:
+            pid = os.fork()
+            if pid == 0:
+                _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd)
+        try:
+            ours.sendall(bootstrap(reduced)[1])  # read once the interpreter is up (socket buffer: ~200 KB)
+        except OSError:
+            pass  # the child is already gone: the run ends "broken" below
     sup.child_pgid = pid
     os.close(out_w)
     os.close(theirs_fd)
-    try:
-        ours.sendall(RUNNER_CODE)  # read by the bootstrap once the interpreter is up (socket buffer: ~200 KB)
-    except OSError:
-        pass  # the child is already gone: the run ends "broken" below
     status = None
     end, limits_hit = None, {}
     try:
@@ -390,10 +417,12 @@ def _reap_orphans(root_pid, members):
 
 
 def _kill_and_reap(pid, status, kill_all):
-    try:
-        os.killpg(pid, signal.SIGKILL)
-    except OSError:
-        pass
+    # The process itself too: forked from the warm interpreter, it may not have made its group yet.
+    for kill in (os.killpg, os.kill):
+        try:
+            kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
     if kill_all:
         try:
             os.kill(-1, signal.SIGKILL)

@@ -256,15 +256,13 @@ def build_filter(reduced: bool) -> bytes:
         lib.seccomp_release(ctx)
 
 
-_FILTERS: dict = {}
+_FILTERS: dict[bool, bytes] = {}
 
 
-def filter_program(reduced: bool):
+def filter_program(reduced: bool) -> bytes:
+    """The mode's BPF program, built once per process (the run's own process loads it: run.py)."""
     if reduced not in _FILTERS:
-        program = build_filter(reduced)
-        buffer = ctypes.create_string_buffer(program, len(program))
-        fprog = struct.pack("HxxxxxxQ", len(program) // 8, ctypes.addressof(buffer))
-        _FILTERS[reduced] = (buffer, ctypes.create_string_buffer(fprog, len(fprog)))
+        _FILTERS[reduced] = build_filter(reduced)
     return _FILTERS[reduced]
 
 

@@ -12,7 +12,8 @@ from ..removal import empty_folder
 from . import landlock
 from .lookthread import LookThread
 from .pid1 import become_init
-from .run import prepare_supervisor, run_traced
+from .run import confine_settings, prepare_supervisor, run_traced
+from .zygote import Zygote
 
 
 def wipe(roots: list[str], keep: list[str]):
@@ -55,6 +56,7 @@ def serve(pid1: bool = False):
     reader = control.makefile("rb")
     config = None
     looker = None
+    zygote = None
     while True:
         line = reader.readline(1 << 26)
         if not line:
@@ -76,6 +78,9 @@ def serve(pid1: bool = False):
                     control.sendall((json.dumps({"ok": False}) + "\n").encode("utf-8"))
                     break
             reply = json.dumps({"ok": True, "landlock": fence[1] if fence else None, "uid": os.getuid()})
+            if zygote is not None:
+                zygote.close()
+                zygote = None
         elif command.get("cmd") == "run" and config is not None:
             # shm: the run's own /dev/shm (POSIX semaphores and shared memory, as multiprocessing uses
             # them), emptied before and after each run like the other roots.
@@ -84,6 +89,14 @@ def serve(pid1: bool = False):
             os.chmod(config["tmp"], 0o1777)
             if config.get("shm"):
                 os.chmod(config["shm"], 0o1777)
+            if looker is not None and (zygote is None or not zygote.alive):
+                # Reduced mode: each run's process is forked from a warm interpreter (zygote.py);
+                # where that fails, run_traced starts the run's interpreter itself.
+                try:
+                    zygote = Zygote(looker, config["python"], config["env"],
+                                    confine_settings(config["work"], config.get("limits"), config["landlock_fd"]))
+                except OSError:
+                    zygote = None
             trace = run_traced(command["source"], command["filename"], command["job"],
                                work=config["work"], tmp=config["tmp"], home=config.get("home"),
                                shm=config.get("shm"),
@@ -91,7 +104,8 @@ def serve(pid1: bool = False):
                                python=config["python"], reduced=bool(config.get("reduced")),
                                kill_all=bool(config.get("kill_all")),
                                caps=command.get("caps") if isinstance(command.get("caps"), dict) else None,
-                               control=control.fileno(), landlock_fd=config["landlock_fd"], looker=looker)
+                               control=control.fileno(), landlock_fd=config["landlock_fd"], looker=looker,
+                               zygote=zygote)
             wipe(roots, [p for p in (config.get("home"), config["work"]) if p])
             reply = to_json(trace)
         else:

@@ -1,0 +1,154 @@
+"""Reduced mode's warm interpreter (graders/trace/kernel/zygote.py, graders/trace/inside.py): each
+run's process is forked from it and seals itself before the student's code; a run can neither reach
+it nor outlive into the next run through it, and losing it costs no run. Checked from outside: the
+processes under the server, their /proc entries, and the next run's verdict."""
+
+from __future__ import annotations
+
+import os
+import signal
+import textwrap
+import time
+
+import pytest
+
+from graders.sandbox.sandbox import Sandbox
+
+JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}
+
+
+@pytest.fixture
+def reduced():
+    box = Sandbox(isolated=False)
+    yield box
+    box.close()
+
+
+def run(box, body: str, timeout: float = 10.0):
+    return box.run("import os, sys, json\n" + textwrap.dedent(body), "aluno.py", JOB, timeout)
+
+
+def ok(trace):
+    assert trace.end == "exit" and trace.code == 0, (trace.end, trace.code, trace.output, trace.report)
+
+
+def _stat(pid: int) -> list[bytes]:
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        return f.read().rsplit(b")", 1)[1].split()
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                if int(_stat(int(name))[1]) == pid:
+                    out.append(int(name))
+            except (OSError, ValueError, IndexError):
+                continue
+    return out
+
+
+def warm_interpreter(box) -> int:
+    """Between runs, the server's only child: the warm interpreter, waiting for the next run."""
+    left = children(box.process.pid)
+    assert len(left) == 1, left
+    with open(f"/proc/{left[0]}/cmdline", "rb") as f:
+        assert b"serve_forks(" in f.read()
+    return left[0]
+
+
+def test_each_run_is_forked_from_it_sealed_and_ours(reduced):
+    ok(run(reduced, "def save_checkpoint(state): pass"))
+    first = warm_interpreter(reduced)
+    trace = run(reduced, """
+        def save_checkpoint(state):
+            status = dict(line.split(":", 1) for line in open("/proc/self/status"))
+            print(os.getppid(), os.getpgid(0) == os.getpid(), os.getsid(0) == os.getpid(),
+                  status["Seccomp"].strip(), status["NoNewPrivs"].strip(), status["CapEff"].strip(),
+                  sorted(os.listdir("/proc/self/fd")), os.umask(0o022))
+    """)
+    ok(trace)
+    ppid, group, session, seccomp, no_new_privs, caps, *rest = trace.output.split(" ", 6)
+    # The run's process is the server's child (the warm interpreter exited after forking it), the
+    # leader of its own session, filtered (2: SECCOMP_MODE_FILTER), with no privileges, no capability
+    # and only /dev/null, its output and the channel open (the one listed beyond is listdir's own).
+    assert int(ppid) == reduced.process.pid, trace.output
+    assert (group, session, seccomp, no_new_privs, caps) == ("True", "True", "2", "1", "0000000000000000")
+    assert rest[0].strip() == "['0', '1', '2', '3', '4'] 18", trace.output
+    # The interpreter that forked it is gone, and the next one waits.
+    second = warm_interpreter(reduced)
+    assert second != first and not os.path.exists(f"/proc/{first}")
+
+
+def test_a_run_cannot_reach_it(reduced):
+    """Everything a process of the same user could try on another: signals, /proc (memory, its
+    descriptors, its environment), a pidfd, limits and priority. The interpreter that will fork the
+    next run must come out of it alive, running and untouched, and fork that run."""
+    ok(run(reduced, "def save_checkpoint(state): pass"))
+    trace = run(reduced, """
+        import resource, signal
+        def save_checkpoint(state):
+            mine = os.getpgid(0)
+            out = []
+            for name in os.listdir("/proc"):
+                if not name.isdigit() or int(name) == os.getpid():
+                    continue
+                pid = int(name)
+                try:
+                    # The real uid (/proc/<pid> itself belongs to root when the process is not dumpable).
+                    uid = next(int(l.split()[1]) for l in open(f"/proc/{pid}/status") if l.startswith("Uid:"))
+                except (OSError, StopIteration):
+                    continue
+                try:
+                    if uid != os.getuid() or os.getpgid(pid) == mine:
+                        continue
+                except OSError:
+                    pass  # outside the run, reduced mode's getpgid says ESRCH
+                attempts = [
+                    ("stop", lambda: os.kill(pid, signal.SIGSTOP)),
+                    ("kill", lambda: os.kill(pid, signal.SIGKILL)),
+                    ("pidfd", lambda: os.pidfd_open(pid)),
+                    ("mem", lambda: open(f"/proc/{pid}/mem", "r+b")),
+                    ("mem-read", lambda: open(f"/proc/{pid}/mem", "rb")),
+                    ("fd3", lambda: open(f"/proc/{pid}/fd/3", "rb")),
+                    ("environ", lambda: open(f"/proc/{pid}/environ", "rb").read()),
+                    ("nproc", lambda: resource.prlimit(pid, resource.RLIMIT_NPROC, (0, 0))),
+                    ("nice", lambda: os.setpriority(os.PRIO_PROCESS, pid, 19)),
+                    ("affinity", lambda: os.sched_setaffinity(pid, {0})),
+                ]
+                for what, attempt in attempts:
+                    try:
+                        attempt()
+                        out.append(f"{pid}:{what}:ok")
+                    except OSError as exc:
+                        out.append(f"{pid}:{what}:{type(exc).__name__}")
+            print(out)
+    """)
+    ok(trace)
+    warm = warm_interpreter(reduced)
+    assert f"{warm}:stop:" in trace.output, trace.output  # it was found and tried
+    assert ":ok'" not in trace.output, trace.output
+    fields = _stat(warm)
+    assert fields[0] == b"S", fields[0]  # asleep on its socket, not stopped
+    assert int(fields[16]) == 0, fields[16]  # its nice value
+    with open(f"/proc/{warm}/limits") as f:
+        nproc = next(line for line in f if line.startswith("Max processes"))
+    assert nproc.split()[2] != "0", nproc
+    started = time.monotonic()
+    trace = run(reduced, "def save_checkpoint(state): open('x', 'w').write('ok')")
+    ok(trace)
+    assert time.monotonic() - started < 5  # not a stuck fork waited for, then a cold start
+    assert not os.path.exists(f"/proc/{warm}")  # it forked this run and gave way to the next one
+    warm_interpreter(reduced)
+
+
+def test_losing_it_costs_no_run(reduced):
+    ok(run(reduced, "def save_checkpoint(state): pass"))
+    os.kill(warm_interpreter(reduced), signal.SIGKILL)
+    time.sleep(0.1)
+    trace = run(reduced, "def save_checkpoint(state): open('x', 'w').write('ok')")
+    ok(trace)  # started cold
+    assert trace.final[os.path.join(trace.root("work").path, "x")] == b"ok"
+    ok(run(reduced, "def save_checkpoint(state): pass"))
+    warm_interpreter(reduced)  # and a new one made for the runs after
