@@ -152,3 +152,28 @@ def test_losing_it_costs_no_run(reduced):
     assert trace.final[os.path.join(trace.root("work").path, "x")] == b"ok"
     ok(run(reduced, "def save_checkpoint(state): pass"))
     warm_interpreter(reduced)  # and a new one made for the runs after
+
+
+def test_a_stuck_one_costs_no_verdict(reduced):
+    """Stopped from outside (it cannot be from a run), it does not answer: the run starts cold after
+    zygote.ANSWER_TIMEOUT, with its whole time limit, and the interpreter is replaced."""
+    from graders.trace.kernel.zygote import ANSWER_TIMEOUT
+
+    ok(run(reduced, "def save_checkpoint(state): pass"))
+    stuck = warm_interpreter(reduced)
+    os.kill(stuck, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        trace = run(reduced, "import time\ndef save_checkpoint(state):\n    time.sleep(0.5)\n    open('x', 'w').write('ok')",
+                    timeout=1.5)
+        ok(trace)
+        assert trace.final[os.path.join(trace.root("work").path, "x")] == b"ok"
+        assert time.monotonic() - started < ANSWER_TIMEOUT + 5
+        assert not os.path.exists(f"/proc/{stuck}")  # killed and reaped
+    finally:
+        try:
+            os.kill(stuck, signal.SIGKILL)
+        except OSError:
+            pass
+    ok(run(reduced, "def save_checkpoint(state): pass"))
+    assert warm_interpreter(reduced) != stuck

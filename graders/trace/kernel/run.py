@@ -163,13 +163,15 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     sup.pipe_key = (os.fstat(out_w).st_dev, os.fstat(out_w).st_ino)
     st = os.fstat(theirs_fd)
     sup.chan_key = (st.st_dev, st.st_ino)
-    deadline = time.monotonic() + timeout
     pid = None
     if zygote is not None and zygote.alive:
         try:
             pid = zygote.fork(out_w, theirs_fd)  # already loaded: nothing to send
         except OSError:
             pid = None
+    # From the run's start: a warm interpreter that did not answer (zygote.ANSWER_TIMEOUT) costs the
+    # run none of its time, and the run is started cold.
+    deadline = time.monotonic() + timeout
     if pid is None:
         if reduced:
             pid = looker.fork(lambda: _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd))

@@ -11,8 +11,9 @@ import socket
 
 from .lookthread import LookThread
 
-# A fork answers in milliseconds; this much silence means the warm interpreter is stuck or gone.
-ANSWER_TIMEOUT = 10.0
+# A fork answers in milliseconds; this much silence means the warm interpreter is stuck or gone (the
+# run then starts cold, its time limit counted from there: run.run_traced).
+ANSWER_TIMEOUT = 2.0
 
 
 class Zygote:
@@ -55,7 +56,10 @@ class Zygote:
         except (OSError, ValueError) as exc:
             self.close()
             raise OSError("o interpretador pronto não respondeu") from exc
-        os.waitpid(self.pid, 0)  # it exits at once; its two children are ours from then on
+        try:
+            os.waitpid(self.pid, 0)  # it exits at once; its two children are ours from then on
+        except ChildProcessError:
+            pass
         self.pid = following
         return run
 
