@@ -55,12 +55,18 @@ def confine(settings, out_fd, chan_fd):
             os._exit(122)
     os.closerange(CHANNEL_FD + 1, 1 << 16)
     if os.getuid() == 0:
-        # Root without a sandbox (reduced mode): no capabilities, not even after exec.
-        for cap in range(64):
-            libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-        libc.capset(struct.pack("<Ii", _LINUX_CAPABILITY_VERSION_3, 0), bytes(24))
+        drop_capabilities()  # root without a sandbox (reduced mode): none, not even after exec
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         os._exit(120)
+
+
+def drop_capabilities() -> bool:
+    """No capability for the calling thread, now or after an exec (the bounding set emptied, then the
+    raw capset with pid 0, which changes the calling thread only: glibc does not broadcast it)."""
+    libc = _lib()
+    for cap in range(64):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
+    return libc.capset(struct.pack("<Ii", _LINUX_CAPABILITY_VERSION_3, 0), bytes(24)) == 0
 
 
 def seal(settings, program):

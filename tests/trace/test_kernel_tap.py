@@ -14,6 +14,8 @@ import pytest
 from graders.sandbox.sandbox import Sandbox
 from graders.trace import kernel
 
+from .test_warm_interpreter import is_warm_interpreter
+
 JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}
 MODES = ["isolated", "reduced"]
 
@@ -615,10 +617,7 @@ def test_forged_end_changes_nothing_trusted(sandbox):
 
 def _only_the_warm_interpreter(pids: list[int]) -> bool:
     """Reduced mode between runs: the one process left is the warm interpreter (kernel/zygote.py)."""
-    if len(pids) != 1:
-        return False
-    with open(f"/proc/{pids[0]}/cmdline", "rb") as f:
-        return b"serve_forks(" in f.read()
+    return len(pids) == 1 and is_warm_interpreter(pids[0])
 
 
 def _descendants(pid: int) -> list[int]:

@@ -49,12 +49,15 @@ def children(pid: int) -> list[int]:
     return out
 
 
+def is_warm_interpreter(pid: int) -> bool:
+    with open(f"/proc/{pid}/cmdline", "rb") as f:
+        return b"serve_forks(" in f.read()
+
+
 def warm_interpreter(box) -> int:
     """Between runs, the server's only child: the warm interpreter, waiting for the next run."""
     left = children(box.process.pid)
-    assert len(left) == 1, left
-    with open(f"/proc/{left[0]}/cmdline", "rb") as f:
-        assert b"serve_forks(" in f.read()
+    assert len(left) == 1 and is_warm_interpreter(left[0]), left
     return left[0]
 
 

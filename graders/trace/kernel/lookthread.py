@@ -7,13 +7,12 @@ The fence is per thread on Linux and is never lifted; the supervisor's main thre
 from __future__ import annotations
 
 import os
-import struct
 import threading
 
+from .. import inside
 from . import landlock
-from .linux import PR_CAPBSET_DROP, PR_SET_NO_NEW_PRIVS, libc
+from .linux import PR_SET_NO_NEW_PRIVS, libc
 
-_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 
 class LookThread:
@@ -87,7 +86,7 @@ class LookThread:
 
 
 def fence_this_thread(ruleset_fd: int | None) -> dict:
-    """The calling thread's own fence, as the run's child gets it (run._child): {"landlock": bool,
+    """The calling thread's own fence, as the run's process gets it (inside.confine): {"landlock": bool,
     "capabilities_dropped": bool}. Raises OSError when a part that applies here fails."""
     if libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0:
         raise OSError("PR_SET_NO_NEW_PRIVS")
@@ -95,11 +94,8 @@ def fence_this_thread(ruleset_fd: int | None) -> dict:
         raise OSError("landlock_restrict_self")
     dropped = False
     if os.geteuid() == 0:
-        # Root without a sandbox: this thread keeps uid 0 but no capability, like the run. The raw
-        # capset with pid 0 changes the calling thread only (glibc does not broadcast it).
-        for cap in range(64):
-            libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
-        if libc.capset(struct.pack("<Ii", _LINUX_CAPABILITY_VERSION_3, 0), bytes(24)) != 0:
+        # Root without a sandbox: this thread keeps uid 0 but no capability, like the run.
+        if not inside.drop_capabilities():
             raise OSError("capset")
         dropped = True
     return {"landlock": ruleset_fd is not None, "capabilities_dropped": dropped}

@@ -26,11 +26,11 @@ class Zygote:
     (we are their subreaper), and the run's is in a session of its own, as the cold start's is.
     """
 
-    def __init__(self, looker: LookThread, python: str, env: dict, settings: dict, reduced: bool = True):
+    def __init__(self, looker: LookThread, python: str, env: dict, settings: dict):
         """`settings`: the runs' confine settings (run.confine_settings)."""
         from .run import _high_fd, bootstrap  # noqa: PLC0415 - run.py is the module that uses us
 
-        text, data = bootstrap(reduced, warm_settings(settings))
+        text, data = bootstrap(True, warm_settings(settings))  # reduced mode's filter
         self.pid = None
         ours, theirs = socket.socketpair()
         self.sock = ours
