@@ -4,6 +4,7 @@ after the fork) and, as that warm interpreter, fork each run's process. Standard
 warm interpreter gets it compiled, like the runner (graders/trace/kernel/run.py). It decides nothing."""
 
 import ctypes
+import fcntl
 import os
 import resource
 import struct
@@ -40,9 +41,10 @@ def confine(settings, out_fd, chan_fd):
         except (ValueError, OSError, AttributeError):
             pass
     os.chdir(settings["work"])
-    null = os.open("/dev/null", os.O_RDONLY)
-    for fd in (out_fd, chan_fd, null):
-        if fd <= 3:  # dup2 onto 0-3 would clobber a source
+    # Above 3 (dup2 onto 0-3 would clobber a source): the caller's lowest free number may be 3.
+    null = fcntl.fcntl(os.open("/dev/null", os.O_RDONLY | os.O_CLOEXEC), fcntl.F_DUPFD, CHANNEL_FD + 1)
+    for fd in (out_fd, chan_fd):
+        if fd <= 3:
             raise OSError("descritores inesperados")
     os.dup2(null, 0)
     os.dup2(out_fd, 1)

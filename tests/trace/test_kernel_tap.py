@@ -615,9 +615,10 @@ def test_forged_end_changes_nothing_trusted(sandbox):
     assert trace.end == "exit" and trace.code == 1
 
 
-def _only_the_warm_interpreter(pids: list[int]) -> bool:
-    """Reduced mode between runs: the one process left is the warm interpreter (kernel/zygote.py)."""
-    return len(pids) == 1 and is_warm_interpreter(pids[0])
+def _only_the_warm_interpreter(pids: list[int], isolated: bool) -> bool:
+    """Between runs, under the sandbox's process: bubblewrap's init and the server (isolated), and
+    the warm interpreter (kernel/zygote.py), whose runs are all gone."""
+    return len(pids) == 1 + 2 * isolated and sum(map(is_warm_interpreter, pids)) == 1
 
 
 def _descendants(pid: int) -> list[int]:
@@ -647,8 +648,7 @@ def test_timeouts_leave_no_process(sandbox, body):
     trace = run(sandbox, body, timeout=2)
     assert trace.end == "timeout"
     left = _descendants(sandbox.process.pid)
-    # bwrap, its init and the server (isolated); only the warm interpreter under the server (reduced)
-    assert len(left) == 2 if sandbox.isolated else _only_the_warm_interpreter(left), left
+    assert _only_the_warm_interpreter(left, sandbox.isolated), left
     if before is not None:
         assert len(left) == before
     ok(run(sandbox, "def save_checkpoint(state): pass"))
@@ -672,7 +672,7 @@ def test_nothing_survives_between_runs(sandbox):
     ok(trace)
     assert trace.output.strip() == "[] [] False"
     left = _descendants(sandbox.process.pid)
-    assert len(left) == 2 if sandbox.isolated else _only_the_warm_interpreter(left), left
+    assert _only_the_warm_interpreter(left, sandbox.isolated), left
 
 
 @pytest.fixture

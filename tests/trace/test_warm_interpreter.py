@@ -1,7 +1,8 @@
-"""Reduced mode's warm interpreter (graders/trace/kernel/zygote.py, graders/trace/inside.py): each
+"""The warm interpreter (graders/trace/kernel/zygote.py, graders/trace/inside.py), in both modes: each
 run's process is forked from it and seals itself before the student's code; a run can neither reach
 it nor outlive into the next run through it, and losing it costs no run. Checked from outside: the
-processes under the server, their /proc entries, and the next run's verdict."""
+processes under the server, their /proc entries, and the next run's verdict. Under bubblewrap it
+shares the runs' PID namespace, so the end of each run must spare it and nothing else."""
 
 from __future__ import annotations
 
@@ -17,11 +18,11 @@ from graders.sandbox.sandbox import Sandbox
 JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}
 
 
-@pytest.fixture
-def reduced():
-    box = Sandbox(isolated=False)
-    yield box
-    box.close()
+@pytest.fixture(params=["reduzido", "estrito"])
+def box(request):
+    sandbox = Sandbox(isolated=request.param == "estrito")
+    yield sandbox
+    sandbox.close()
 
 
 def run(box, body: str, timeout: float = 10.0):
@@ -54,17 +55,33 @@ def is_warm_interpreter(pid: int) -> bool:
         return b"serve_forks(" in f.read()
 
 
+def server(box) -> int:
+    """The server's pid as we see it: the sandbox's process in reduced mode; under bubblewrap the
+    child of the namespace's init, bwrap's child."""
+    if not box.isolated:
+        return box.process.pid
+    (init,) = children(box.process.pid)
+    (found,) = children(init)
+    return found
+
+
+def inner(pid: int) -> int:
+    """The pid as the run sees it (its PID namespace's number: the same in reduced mode)."""
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(line for line in f if line.startswith("NSpid:")).split()[-1])
+
+
 def warm_interpreter(box) -> int:
     """Between runs, the server's only child: the warm interpreter, waiting for the next run."""
-    left = children(box.process.pid)
+    left = children(server(box))
     assert len(left) == 1 and is_warm_interpreter(left[0]), left
     return left[0]
 
 
-def test_each_run_is_forked_from_it_sealed_and_ours(reduced):
-    ok(run(reduced, "def save_checkpoint(state): pass"))
-    first = warm_interpreter(reduced)
-    trace = run(reduced, """
+def test_each_run_is_forked_from_it_sealed_and_ours(box):
+    ok(run(box, "def save_checkpoint(state): pass"))
+    first = warm_interpreter(box)
+    trace = run(box, """
         def save_checkpoint(state):
             status = dict(line.split(":", 1) for line in open("/proc/self/status"))
             print(os.getppid(), os.getpgid(0) == os.getpid(), os.getsid(0) == os.getpid(),
@@ -76,20 +93,20 @@ def test_each_run_is_forked_from_it_sealed_and_ours(reduced):
     # The run's process is the server's child (the warm interpreter exited after forking it), the
     # leader of its own session, filtered (2: SECCOMP_MODE_FILTER), with no privileges, no capability
     # and only /dev/null, its output and the channel open (the one listed beyond is listdir's own).
-    assert int(ppid) == reduced.process.pid, trace.output
+    assert int(ppid) == inner(server(box)), trace.output
     assert (group, session, seccomp, no_new_privs, caps) == ("True", "True", "2", "1", "0000000000000000")
     assert rest[0].strip() == "['0', '1', '2', '3', '4'] 18", trace.output
     # The interpreter that forked it is gone, and the next one waits.
-    second = warm_interpreter(reduced)
+    second = warm_interpreter(box)
     assert second != first and not os.path.exists(f"/proc/{first}")
 
 
-def test_a_run_cannot_reach_it(reduced):
+def test_a_run_cannot_reach_it(box):
     """Everything a process of the same user could try on another: signals, /proc (memory, its
     descriptors, its environment), a pidfd, limits and priority. The interpreter that will fork the
     next run must come out of it alive, running and untouched, and fork that run."""
-    ok(run(reduced, "def save_checkpoint(state): pass"))
-    trace = run(reduced, """
+    ok(run(box, "def save_checkpoint(state): pass"))
+    trace = run(box, """
         import resource, signal
         def save_checkpoint(state):
             mine = os.getpgid(0)
@@ -129,8 +146,8 @@ def test_a_run_cannot_reach_it(reduced):
             print(out)
     """)
     ok(trace)
-    warm = warm_interpreter(reduced)
-    assert f"{warm}:stop:" in trace.output, trace.output  # it was found and tried
+    warm = warm_interpreter(box)
+    assert f"{inner(warm)}:stop:" in trace.output, trace.output  # it was found and tried
     assert ":ok'" not in trace.output, trace.output
     fields = _stat(warm)
     assert fields[0] == b"S", fields[0]  # asleep on its socket, not stopped
@@ -139,35 +156,35 @@ def test_a_run_cannot_reach_it(reduced):
         nproc = next(line for line in f if line.startswith("Max processes"))
     assert nproc.split()[2] != "0", nproc
     started = time.monotonic()
-    trace = run(reduced, "def save_checkpoint(state): open('x', 'w').write('ok')")
+    trace = run(box, "def save_checkpoint(state): open('x', 'w').write('ok')")
     ok(trace)
     assert time.monotonic() - started < 5  # not a stuck fork waited for, then a cold start
     assert not os.path.exists(f"/proc/{warm}")  # it forked this run and gave way to the next one
-    warm_interpreter(reduced)
+    warm_interpreter(box)
 
 
-def test_losing_it_costs_no_run(reduced):
-    ok(run(reduced, "def save_checkpoint(state): pass"))
-    os.kill(warm_interpreter(reduced), signal.SIGKILL)
+def test_losing_it_costs_no_run(box):
+    ok(run(box, "def save_checkpoint(state): pass"))
+    os.kill(warm_interpreter(box), signal.SIGKILL)
     time.sleep(0.1)
-    trace = run(reduced, "def save_checkpoint(state): open('x', 'w').write('ok')")
+    trace = run(box, "def save_checkpoint(state): open('x', 'w').write('ok')")
     ok(trace)  # started cold
     assert trace.final[os.path.join(trace.root("work").path, "x")] == b"ok"
-    ok(run(reduced, "def save_checkpoint(state): pass"))
-    warm_interpreter(reduced)  # and a new one made for the runs after
+    ok(run(box, "def save_checkpoint(state): pass"))
+    warm_interpreter(box)  # and a new one made for the runs after
 
 
-def test_a_stuck_one_costs_no_verdict(reduced):
+def test_a_stuck_one_costs_no_verdict(box):
     """Stopped from outside (it cannot be from a run), it does not answer: the run starts cold after
     zygote.ANSWER_TIMEOUT, with its whole time limit, and the interpreter is replaced."""
     from graders.trace.kernel.zygote import ANSWER_TIMEOUT
 
-    ok(run(reduced, "def save_checkpoint(state): pass"))
-    stuck = warm_interpreter(reduced)
+    ok(run(box, "def save_checkpoint(state): pass"))
+    stuck = warm_interpreter(box)
     os.kill(stuck, signal.SIGSTOP)
     try:
         started = time.monotonic()
-        trace = run(reduced, "import time\ndef save_checkpoint(state):\n    time.sleep(0.5)\n    open('x', 'w').write('ok')",
+        trace = run(box, "import time\ndef save_checkpoint(state):\n    time.sleep(0.5)\n    open('x', 'w').write('ok')",
                     timeout=1.5)
         ok(trace)
         assert trace.final[os.path.join(trace.root("work").path, "x")] == b"ok"
@@ -178,5 +195,5 @@ def test_a_stuck_one_costs_no_verdict(reduced):
             os.kill(stuck, signal.SIGKILL)
         except OSError:
             pass
-    ok(run(reduced, "def save_checkpoint(state): pass"))
-    assert warm_interpreter(reduced) != stuck
+    ok(run(box, "def save_checkpoint(state): pass"))
+    assert warm_interpreter(box) != stuck

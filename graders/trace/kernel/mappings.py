@@ -431,13 +431,14 @@ class Mappings:
 
     def _run_pids(self) -> set | None:
         """The run's processes. Reduced mode: its process group (setsid and setpgid never run there);
-        under bubblewrap the run is alone with us and its init in its PID namespace, with our uid."""
+        under bubblewrap the run is alone with us, its init and the warm interpreter in its PID
+        namespace, with our uid."""
         pids, self_uid = set(), os.getuid()
         for entry in os.listdir("/proc"):
             if not entry.isdigit():
                 continue
             pid = int(entry)
-            if pid == self.self_pid or (not self.reduced and pid == 1):
+            if pid == self.self_pid or pid in self.spared or (not self.reduced and pid == 1):
                 continue
             try:
                 if self.reduced:

@@ -24,7 +24,7 @@ class Checks:
         if pid == 0:
             return True
         target = abs(pid)
-        if target in (1, self.self_pid, self.self_pgid):
+        if target in (1, self.self_pid, self.self_pgid) or target in self.spared:
             return False
         if not self.reduced:
             return True

@@ -145,10 +145,13 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     a ruleset (landlock.ruleset) the child restricts itself with before exec. `looker`: reduced mode's
     fenced look thread (lookthread.py), kept by a server across runs; made for this run when None. In
     reduced mode the child is forked from it, so the child's Landlock domain nests in the thread's.
-    `zygote`: reduced mode's warm interpreter (zygote.py), made by the server with these same work
-    folder, limits and ruleset; the run's process is forked from it, or started cold if it fails."""
+    `zygote`: the warm interpreter (zygote.py), made by the server with these same work folder,
+    limits and ruleset; the run's process is forked from it, or started cold if it fails. With
+    kill_all it lives in the run's PID namespace: the run may not reach it, and its end spares it."""
     roots = [("work", work), ("tmp", tmp)] + ([("home", home)] if home else []) + ([("shm", shm)] if shm else [])
     sup = Supervisor(roots, reduced=reduced, source=source, filename=filename, job=job, caps=caps)
+    if zygote is not None and not zygote.alive:
+        zygote = None
     own_looker = None
     if reduced:
         if looker is None:
@@ -164,11 +167,14 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     st = os.fstat(theirs_fd)
     sup.chan_key = (st.st_dev, st.st_ino)
     pid = None
-    if zygote is not None and zygote.alive:
+    if zygote is not None:
         try:
             pid = zygote.fork(out_w, theirs_fd)  # already loaded: nothing to send
+            # The warm interpreter that will fork the next run: never a target of this run's
+            # signals, limits or priorities, nor a process of the run (mappings, the end's sweep).
+            sup.spared = zygote.spared()
         except OSError:
-            pid = None
+            pid = zygote = None
     # From the run's start: a warm interpreter that did not answer (zygote.ANSWER_TIMEOUT) costs the
     # run none of its time, and the run is started cold.
     deadline = time.monotonic() + timeout
@@ -200,7 +206,8 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
             sup.listener = fds[0]
             _sync_wake_up(sup.listener)
             ours.setblocking(False)
-            end, status = _loop(sup, pid, ours, out_r, deadline, _members(pid, kill_all), control)
+            end, status = _loop(sup, pid, ours, out_r, deadline, _members(pid, kill_all), control,
+                                zygote if kill_all else None)
     except Stop as stop:
         end, limits_hit = stop.end, stop.limits
     except Exception:  # noqa: BLE001 - the tap failed: not the student's fault
@@ -209,7 +216,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
         traceback.print_exc()
         end = "broken"
     finally:
-        status = _kill_and_reap(pid, status, kill_all)
+        status = _kill_and_reap(pid, status, kill_all, zygote if kill_all else None)
         sup.close_mappings()
         for fd in [sup.listener, out_r] + list(sup.pidfds.values()) + [p[1] for p in sup.pending]:
             if fd >= 0:
@@ -256,7 +263,7 @@ def _sync_wake_up(listener: int):
 
 
 def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: float, members: int,
-          control: int | None = None):
+          control: int | None = None, zygote=None):
     poller = select.poll()
     if control is not None:
         poller.register(control, select.POLLIN)
@@ -364,7 +371,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
             # call waits for us), and every 64 calls so that exited ones never pile up as zombies.
             if not busy or handled >= 64:
                 handled = 0
-                status, gone = _reap_orphans(pid, members)
+                status, gone = _reap_orphans(pid, members, zygote)
                 if status is not None and not main_done:
                     main_done, main_status = True, status
                     poller.unregister(pidfd)
@@ -403,9 +410,10 @@ def _members(pid: int, kill_all: bool) -> int:
     return -1 if kill_all else -pid
 
 
-def _reap_orphans(root_pid, members):
+def _reap_orphans(root_pid, members, zygote=None):
     """Reap what came back to us: (the root's status if it was among them, whether no process of the
-    run is left). Every process of the run is our child or below one: orphans come back to us."""
+    run is left). Every process of the run is our child or below one: orphans come back to us.
+    `zygote`: a warm interpreter among our children (bubblewrap's members=-1) that is not the run's."""
     root = None
     while True:
         try:
@@ -413,23 +421,76 @@ def _reap_orphans(root_pid, members):
         except ChildProcessError:
             return root, True
         if pid == 0:
-            return root, False
+            return root, zygote is not None and not _children(zygote)
         if pid == root_pid:
             root = status
+        elif zygote is not None:
+            zygote.reaped(pid)
 
 
-def _kill_and_reap(pid, status, kill_all):
+def _children(zygote) -> set:
+    """Our children but the warm interpreter, live or not yet reaped: the kernel's own list, which
+    waitpid(-1) reads too. Each process of the run has an ancestor among them: the run's process and
+    the orphans are our children (we are their subreaper), and the warm interpreter, which forks on
+    our request only, has none once a run's fork is answered (zygote.Zygote.fork)."""
+    found = set()
+    for task in os.listdir("/proc/self/task"):
+        try:
+            with open(f"/proc/self/task/{task}/children", "rb") as f:
+                found.update(int(p) for p in f.read().split())
+        except FileNotFoundError:
+            continue  # a thread that ended as we listed them
+    found.discard(zygote.pid)
+    return found
+
+
+def children_listed() -> bool:
+    """Whether this kernel lists a task's children (CONFIG_PROC_CHILDREN): without that list a warm
+    interpreter under bubblewrap would hide the end of a run, and each run starts cold there."""
+    return os.path.exists(f"/proc/self/task/{os.getpid()}/children")
+
+
+def _sweep(spared: frozenset) -> None:
+    """SIGKILL to every process of our PID namespace but init, us and the warm interpreter: a process
+    forked as we list them is caught by the next sweep (_kill_and_reap repeats it until none is left)."""
+    me = os.getpid()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            pid = int(entry)
+            if pid > 1 and pid != me and pid not in spared:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+def _kill_and_reap(pid, status, kill_all, zygote=None):
+    """Every process of the run killed and reaped (within 2 s). With kill_all, everything of our PID
+    namespace but init and us; and the warm interpreter, `zygote`, when it is there: then by sweeps
+    of /proc in place of kill(-1), until our only child is the warm interpreter."""
     # The process itself too: forked from the warm interpreter, it may not have made its group yet.
     for kill in (os.killpg, os.kill):
         try:
             kill(pid, signal.SIGKILL)
         except OSError:
             pass
+
+    def kill_everything():
+        if zygote is not None and zygote.alive:
+            _sweep(zygote.spared())
+        elif kill_all:
+            try:
+                os.kill(-1, signal.SIGKILL)
+            except OSError:
+                pass
+        else:
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
     if kill_all:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except OSError:
-            pass
+        kill_everything()
     if status is None:
         try:
             _, status = os.waitpid(pid, 0)
@@ -442,18 +503,18 @@ def _kill_and_reap(pid, status, kill_all):
             got, _ = os.waitpid(members, os.WNOHANG)
         except ChildProcessError:
             break
-        if got == 0:
-            if time.monotonic() > deadline:
-                break
-            if kill_all:
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except OSError:
-                    pass
-            else:
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except OSError:
-                    pass
-            time.sleep(0.002)
+        if got != 0:
+            if zygote is not None:
+                zygote.reaped(got)
+            continue
+        if zygote is not None and zygote.alive and not _children(zygote):
+            break
+        if time.monotonic() > deadline:
+            if zygote is not None and zygote.alive:
+                zygote.close()  # what sweeps could not end, kill(-1) does: the warm interpreter with it
+                deadline = time.monotonic() + 2
+                continue
+            break
+        kill_everything()
+        time.sleep(0.002)
     return status

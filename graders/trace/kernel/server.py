@@ -12,7 +12,7 @@ from ..removal import empty_folder
 from . import landlock
 from .lookthread import LookThread
 from .pid1 import become_init
-from .run import confine_settings, prepare_supervisor, run_traced
+from .run import children_listed, confine_settings, prepare_supervisor, run_traced
 from .zygote import Zygote
 
 
@@ -36,6 +36,25 @@ def wipe(roots: list[str], keep: list[str]):
     for path in keep:
         os.makedirs(path, exist_ok=True)
         os.chmod(path, 0o755)
+
+
+def _fork_from(looker: LookThread | None, config: dict):
+    """How this server forks the warm interpreter, or None where runs start cold: from the fenced look
+    thread in reduced mode; under bubblewrap (kill_all) from here, where the kernel lists our
+    children (the end of a run is then told by that list: run._children)."""
+    if looker is not None:
+        return looker.fork
+    if config.get("kill_all") and children_listed():
+        return _fork
+    return None
+
+
+def _fork(function) -> int:
+    pid = os.fork()
+    if pid == 0:
+        function()  # never returns: it execs or exits
+        os._exit(127)
+    return pid
 
 
 def serve(pid1: bool = False):
@@ -89,12 +108,14 @@ def serve(pid1: bool = False):
             os.chmod(config["tmp"], 0o1777)
             if config.get("shm"):
                 os.chmod(config["shm"], 0o1777)
-            if looker is not None and (zygote is None or not zygote.alive):
-                # Reduced mode: each run's process is forked from a warm interpreter (zygote.py);
-                # where that fails, run_traced starts the run's interpreter itself.
+            fork = _fork_from(looker, config)
+            if fork is not None and (zygote is None or not zygote.alive):
+                # Each run's process is forked from a warm interpreter (zygote.py); where that
+                # fails, run_traced starts the run's interpreter itself.
                 try:
-                    zygote = Zygote(looker, config["python"], config["env"],
-                                    confine_settings(config["work"], config.get("limits"), config["landlock_fd"]))
+                    zygote = Zygote(fork, config["python"], config["env"],
+                                    confine_settings(config["work"], config.get("limits"), config["landlock_fd"]),
+                                    bool(config.get("reduced")))
                 except OSError:
                     zygote = None
             trace = run_traced(command["source"], command["filename"], command["job"],

@@ -111,6 +111,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.vgroups: dict = {}  # reduced mode: pid -> (start time, pgid, sid) the run believes in (Groups)
         self.self_pid = os.getpid()
         self.self_pgid = os.getpgid(0)
+        self.spared: frozenset = frozenset()  # the warm interpreter's pid and group (zygote.py): not the run's
         self.listener = -1
         self.end_seen = False
         self.read_target = False  # set when the call being handled read the target's memory

@@ -1,6 +1,7 @@
-"""Reduced mode's warm interpreter: one Python of the run's user, started once per server with the
-runner already loaded, that forks each run's process (graders/trace/inside.py `serve_forks`), so a
-run pays a fork instead of an interpreter start."""
+"""The warm interpreter: one Python of the run's user, started once per server with the runner
+already loaded, that forks each run's process (graders/trace/inside.py `serve_forks`), so a run
+pays a fork instead of an interpreter start. Under bubblewrap it lives beside the runs in their PID
+namespace, so the end of a run spares it by name (run.py `_kill_and_reap`)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ import fcntl
 import os
 import signal
 import socket
-
-from .lookthread import LookThread
+from typing import Callable
 
 # A fork answers in milliseconds; this much silence means the warm interpreter is stuck or gone (the
 # run then starts cold, its time limit counted from there: run.run_traced).
@@ -19,24 +19,28 @@ ANSWER_TIMEOUT = 2.0
 class Zygote:
     """`fork(out_w, chan) -> pid` of the run's process, already our child; `close()`.
 
-    The interpreter is forked from the fenced look thread and exec'd, so it holds nothing of the
-    supervisor's, and it never runs student code: each run's process seals itself (inside.seal)
+    The interpreter is forked (from the fenced look thread in reduced mode) and exec'd, so it holds
+    nothing of the supervisor's, and it never runs student code: each run's process seals itself (inside.seal)
     right after the fork, before it asks for the student's code. After each fork the warm process
     exits and the next one, forked beside the run's, takes its place; both are our children then
     (we are their subreaper), and the run's is in a session of its own, as the cold start's is.
     """
 
-    def __init__(self, looker: LookThread, python: str, env: dict, settings: dict):
-        """`settings`: the runs' confine settings (run.confine_settings)."""
+    def __init__(self, fork: Callable[[Callable[[], None]], int], python: str, env: dict, settings: dict,
+                 reduced: bool):
+        """`fork(function) -> pid`: how the server forks (LookThread.fork in reduced mode); `settings`:
+        the runs' confine settings (run.confine_settings); `reduced`: which filter the runs load."""
         from .run import _high_fd, bootstrap  # noqa: PLC0415 - run.py is the module that uses us
 
-        text, data = bootstrap(True, warm_settings(settings))  # reduced mode's filter
+        text, data = bootstrap(reduced, warm_settings(settings))
         self.pid = None
+        self.group = None
         ours, theirs = socket.socketpair()
         self.sock = ours
         theirs_fd = _high_fd(theirs.detach())
         ruleset = settings.get("landlock_fd")
-        self.pid = looker.fork(lambda: _start(python, env, theirs_fd, ruleset, settings["work"], text))
+        self.pid = fork(lambda: _start(python, env, theirs_fd, ruleset, settings["work"], text))
+        self.group = self.pid  # it leads a session of its own (_start), and so does every twin after it
         os.close(theirs_fd)
         ours.settimeout(ANSWER_TIMEOUT)
         self.reader = ours.makefile("rb")
@@ -66,6 +70,21 @@ class Zygote:
     @property
     def alive(self) -> bool:
         return self.pid is not None
+
+    def spared(self) -> frozenset:
+        """The pids a run may not reach and the end of a run does not kill: the warm interpreter's and
+        its group's (the number of the session it leads; the kernel lends it to no other process
+        while a twin is in that group)."""
+        return frozenset(p for p in (self.pid, self.group) if p is not None)
+
+    def reaped(self, pid: int) -> bool:
+        """Told of every pid reaped with waitpid(-1): True (and forgotten, its number free for reuse)
+        when it was the warm interpreter's."""
+        if pid is None or pid != self.pid:
+            return False
+        self.pid = None
+        self.close()
+        return True
 
     def close(self):
         if self.pid is not None:
