@@ -197,3 +197,48 @@ def test_a_stuck_one_costs_no_verdict(box):
             pass
     ok(run(box, "def save_checkpoint(state): pass"))
     assert warm_interpreter(box) != stuck
+
+
+def test_the_end_of_a_run_spares_it_and_nothing_else(box):
+    """What a run leaves behind, of every kind: a daemon in a session of its own, a stopped child, a
+    double-forked grandchild, and a process that forks without pause until it is killed (under
+    bubblewrap the end of a run sweeps /proc in place of kill(-1), so a fork made as it lists must be
+    caught by the next sweep). After the run only the warm interpreter is under the server, and the
+    next run, forked from it, sees none of them."""
+    ok(run(box, "def save_checkpoint(state): pass"))
+    trace = run(box, """
+        import signal, time
+        def save_checkpoint(state):
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    time.sleep(60)
+                os._exit(0)
+            if os.fork() == 0:
+                os.kill(os.getpid(), signal.SIGSTOP)
+                os._exit(0)
+            if os.fork() == 0:
+                os.setsid()
+                while True:
+                    try:
+                        if os.fork() == 0:
+                            os._exit(0)
+                        os.waitpid(-1, 0)
+                    except OSError:
+                        pass
+            open("x", "w").write("ok")
+    """, timeout=2)
+    assert trace.end == "exit" and trace.limits.get("outlived"), (trace.end, trace.limits, trace.output)
+    warm = warm_interpreter(box)
+    assert _stat(warm)[0] == b"S"
+    trace = run(box, """
+        def save_checkpoint(state):
+            mine = os.getpid()
+            print(os.getppid(), sorted(int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) != mine))
+    """)
+    ok(trace)
+    ppid, seen = trace.output.split(" ", 1)
+    assert int(ppid) == inner(server(box)), trace.output  # forked warm, not started cold
+    if box.isolated:  # its PID namespace: init, the server, the warm interpreter that forked the next
+        assert eval(seen) == sorted([1, inner(server(box)), inner(warm_interpreter(box))]), trace.output
+    assert not os.path.exists(f"/proc/{warm}")

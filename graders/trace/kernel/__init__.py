@@ -2,8 +2,8 @@
 every file-system mutation itself, so the trace records exactly what reached the disk.
 
 Trusted side only: this package never runs student code. The run's process installs the filter
-(`seccomp`) itself (graders/trace/inside.py): forked by `run` and exec'd into the runner, or in reduced
-mode forked from a warm interpreter that has the runner loaded (`zygote`); every notified call of that
+(`seccomp`) itself (graders/trace/inside.py): forked by `run` and exec'd into the runner, or forked
+from a warm interpreter that has the runner loaded (`zygote`); every notified call of that
 process, its threads and its children
 comes to one `Supervisor`, which reads the caller (`target`), then emulates the call (`opens`,
 `writes`, `copies`, `names`, `durability`, `metadata`), follows shared mappings (`mappings`), checks

@@ -172,7 +172,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
             pid = zygote.fork(out_w, theirs_fd)  # already loaded: nothing to send
             # The warm interpreter that will fork the next run: never a target of this run's
             # signals, limits or priorities, nor a process of the run (mappings, the end's sweep).
-            sup.spared = zygote.spared()
+            sup.warm = zygote
         except OSError:
             pid = zygote = None
     # From the run's start: a warm interpreter that did not answer (zygote.ANSWER_TIMEOUT) costs the

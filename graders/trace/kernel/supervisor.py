@@ -111,7 +111,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.vgroups: dict = {}  # reduced mode: pid -> (start time, pgid, sid) the run believes in (Groups)
         self.self_pid = os.getpid()
         self.self_pgid = os.getpgid(0)
-        self.spared: frozenset = frozenset()  # the warm interpreter's pid and group (zygote.py): not the run's
+        self.warm = None  # the warm interpreter that forked the run (zygote.py), once it has
         self.listener = -1
         self.end_seen = False
         self.read_target = False  # set when the call being handled read the target's memory
@@ -122,6 +122,11 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         # Where look-only calls are performed (looks.py): run_traced gives a reduced-mode run its
         # fenced thread; a supervisor driven on its own (unit tests) performs them in place.
         self.looker = Direct()
+
+    @property
+    def spared(self) -> frozenset:
+        """The warm interpreter's pid and group, as long as it lives: not the run's, never its target."""
+        return self.warm.spared() if self.warm is not None else frozenset()
 
     # nodes and events
 

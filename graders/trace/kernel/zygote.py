@@ -75,7 +75,7 @@ class Zygote:
         """The pids a run may not reach and the end of a run does not kill: the warm interpreter's and
         its group's (the number of the session it leads; the kernel lends it to no other process
         while a twin is in that group)."""
-        return frozenset(p for p in (self.pid, self.group) if p is not None)
+        return frozenset((self.pid, self.group)) if self.pid is not None else frozenset()
 
     def reaped(self, pid: int) -> bool:
         """Told of every pid reaped with waitpid(-1): True (and forgotten, its number free for reuse)
