@@ -6,15 +6,20 @@ shares the runs' PID namespace, so the end of each run must spare it and nothing
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
 import signal
 import textwrap
 import time
+from pathlib import Path
 
 import pytest
 
 from graders.sandbox.sandbox import Sandbox
 
+ROOT = Path(__file__).resolve().parents[2]
 JOB = {"function": "save_checkpoint", "states": [{"n": 1}]}
 
 
@@ -242,3 +247,48 @@ def test_the_end_of_a_run_spares_it_and_nothing_else(box):
     if box.isolated:  # its PID namespace: init, the server, the warm interpreter that forked the next
         assert eval(seen) == sorted([1, inner(server(box)), inner(warm_interpreter(box))]), trace.output
     assert not os.path.exists(f"/proc/{warm}")
+
+
+# In a process of its own (reduced mode, as a library): a warm interpreter that answers after the
+# supervisor gave up on it (a loaded machine) has forked a run's process all the same, on the pipes it
+# was given. The run, started cold, must get pipes of its own: sharing its channel with that stray,
+# a correct program ended "protocol" (found by the red team).
+LATE = r"""
+import json, os, sys, tempfile
+from graders.trace.kernel.lookthread import LookThread
+from graders.trace.kernel.run import confine_settings, prepare_supervisor, run_traced
+from graders.trace.kernel.zygote import Zygote
+prepare_supervisor()
+base = tempfile.mkdtemp()
+work, tmp = os.path.join(base, "projeto"), os.path.join(base, "tmp")
+os.mkdir(work), os.mkdir(tmp)
+env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"}
+
+
+class Late(Zygote):
+    def fork(self, out_w, chan):
+        super().fork(out_w, chan)  # a run's process now exists on these pipes...
+        self.close()
+        raise OSError("late")  # ...and the answer is taken for silence, as after ANSWER_TIMEOUT
+
+
+looker = LookThread(None)
+results = []
+for attempt in range(3):
+    zygote = Late(looker.fork, sys.executable, env, confine_settings(work, {}, None), True)
+    trace = run_traced("import time\ndef save_checkpoint(state):\n    time.sleep(0.3)\n    print('salvo', state)\n",
+                       "solucao.py", {"function": "save_checkpoint", "states": [{"n": 1}]}, work=work, tmp=tmp,
+                       reduced=True, env=env, python=sys.executable, looker=looker, zygote=zygote)
+    results.append([trace.end, trace.code, trace.output, zygote.alive])
+    zygote.close()
+print(json.dumps(results))
+"""
+
+
+def test_a_late_answer_costs_no_verdict():
+    done = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True, timeout=120,
+                          cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-3000:]
+    for end, code, output, alive in json.loads(done.stdout):
+        assert (end, code, alive) == ("exit", 0, False), (end, code, output)
+        assert output == "salvo {'n': 1}\n", output

@@ -159,13 +159,7 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
         sup.looker = looker
     root_list = sup.roots_out()
     trace = Trace(root_list)
-    out_r, out_w = os.pipe()
-    ours, theirs = socket.socketpair()
-    out_w = _high_fd(out_w)
-    theirs_fd = _high_fd(theirs.detach())
-    sup.pipe_key = (os.fstat(out_w).st_dev, os.fstat(out_w).st_ino)
-    st = os.fstat(theirs_fd)
-    sup.chan_key = (st.st_dev, st.st_ino)
+    out_r, out_w, ours, theirs_fd = _pipes(sup)
     pid = None
     if zygote is not None:
         try:
@@ -174,6 +168,13 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
             # signals, limits or priorities, nor a process of the run (mappings, the end's sweep).
             sup.warm = zygote
         except OSError:
+            # It may have forked a run's process before it fell silent: that one keeps the pipes it
+            # was given, whose other ends close here (it ends at its first word), and the cold
+            # start gets new ones, never a channel shared with a stray.
+            for fd in (out_r, out_w, theirs_fd):
+                os.close(fd)
+            ours.close()
+            out_r, out_w, ours, theirs_fd = _pipes(sup)
             pid = zygote = None
     # From the run's start: a warm interpreter that did not answer (zygote.ANSWER_TIMEOUT) costs the
     # run none of its time, and the run is started cold.
@@ -250,6 +251,19 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     for _role, _path, fd, _dev in sup.roots:
         os.close(fd)
     return trace
+
+
+def _pipes(sup: Supervisor) -> tuple[int, int, socket.socket, int]:
+    """(output's read end, its write end, our end of the channel, theirs) for a run's process, whose
+    ends are numbered above 3 and known to the supervisor (it tells them from the run's own files)."""
+    out_r, out_w = os.pipe()
+    ours, theirs = socket.socketpair()
+    out_w = _high_fd(out_w)
+    theirs_fd = _high_fd(theirs.detach())
+    sup.pipe_key = (os.fstat(out_w).st_dev, os.fstat(out_w).st_ino)
+    st = os.fstat(theirs_fd)
+    sup.chan_key = (st.st_dev, st.st_ino)
+    return out_r, out_w, ours, theirs_fd
 
 
 def _sync_wake_up(listener: int):
