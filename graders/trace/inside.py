@@ -1,5 +1,5 @@
 """What a run's own process does before the student's code: confine itself, install the seccomp filter
-and hand its listener over (before its exec, or, forked from reduced mode's warm interpreter, right
+and hand its listener over (before its exec, or, forked from the warm interpreter, right
 after the fork) and, as that warm interpreter, fork each run's process. Standard library only: the
 warm interpreter gets it compiled, like the runner (graders/trace/kernel/run.py). It decides nothing."""
 
@@ -93,7 +93,7 @@ def seal(settings, program):
 
 
 def serve_forks(settings):
-    """The warm interpreter's loop (reduced mode), on fd 3: for each run the supervisor sends the run's
+    """The warm interpreter's loop, on fd 3: for each run the supervisor sends the run's
     output pipe and channel; this process forks the run's process, which returns from here confined,
     and the next warm interpreter, which waits for the next run. It then answers both pids and exits,
     so both become the supervisor's children (it is their subreaper), as a process it forked would be.

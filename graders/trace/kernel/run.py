@@ -1,5 +1,5 @@
 """Running one submission: starting the run's process under the filter (forked and exec'd, or forked
-from reduced mode's warm interpreter), the supervisor's loop over notifications, output and channel,
+from the warm interpreter), the supervisor's loop over notifications, output and channel,
 and reaping everything at the end."""
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ INSIDE_SOURCE = open(os.path.join(_TRACE_DIR, "inside.py"), encoding="utf-8").re
 RUNNER_CODE = marshal.dumps(compile(RUNNER_SOURCE, "<string>", "exec", dont_inherit=True))
 INSIDE_CODE = marshal.dumps(compile(INSIDE_SOURCE, "<string>", "exec", dont_inherit=True))
 # The filter and its listener (inside.seal): a cold run's process seals itself before its exec, so
-# its interpreter starts under the filter; the warm interpreter of reduced mode (zygote.py) gets the
+# its interpreter starts under the filter; the warm interpreter (zygote.py) gets the
 # runner, inside.py and the filter once, and each run's process, forked from it, seals itself right
 # after the fork, before it asks for the student's code (inside.serve_forks). The supervisor sends
 # the code (and the filter) on fd 3 as the interpreter starts.
@@ -417,8 +417,9 @@ def _retry_pending(sup, poller, pending_fds):
 
 
 def _members(pid: int, kill_all: bool) -> int:
-    """The waitpid() selector for one run's processes. With kill_all we are alone with the run in its
-    PID namespace, so every child of ours is the run's; otherwise its process group (reduced mode
+    """The waitpid() selector for one run's processes. With kill_all we are alone with the run (and the
+    warm interpreter, told apart by _children) in its PID namespace, so every other child of ours is
+    the run's; otherwise its process group (reduced mode
     never runs setsid or setpgid, so nothing leaves it). Never -1 then: the caller's own children are
     not ours to reap, and a live one would hold up every run's final wait."""
     return -1 if kill_all else -pid
