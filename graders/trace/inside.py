@@ -87,6 +87,9 @@ def seal(settings, program):
     try:
         channel.sendmsg([b"L"], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("i", listener))])
     except OSError:
+        # Nobody will hold the listener: closed first, or our own exit_group (a call the filter
+        # names) would wait for an answer from ourselves for ever.
+        os.close(listener)
         os._exit(121)
     channel.detach()
     os.close(listener)

@@ -254,7 +254,7 @@ def test_the_end_of_a_run_spares_it_and_nothing_else(box):
 # was given. The run, started cold, must get pipes of its own: sharing its channel with that stray,
 # a correct program ended "protocol" (found by the red team).
 LATE = r"""
-import json, os, sys, tempfile
+import json, os, sys, tempfile, time
 from graders.trace.kernel.lookthread import LookThread
 from graders.trace.kernel.run import confine_settings, prepare_supervisor, run_traced
 from graders.trace.kernel.zygote import Zygote
@@ -281,6 +281,19 @@ for attempt in range(3):
                        reduced=True, env=env, python=sys.executable, looker=looker, zygote=zygote)
     results.append([trace.end, trace.code, trace.output, zygote.alive])
     zygote.close()
+# The stray run's processes (we are their subreaper) end by themselves: their channel is closed.
+time.sleep(1)
+left = []
+for task in os.listdir("/proc/self/task"):
+    with open(f"/proc/self/task/{task}/children") as f:
+        left += [int(p) for p in f.read().split()]
+for pid in left:
+    with open(f"/proc/{pid}/stat") as f:
+        if f.read().rsplit(")", 1)[1].split()[0] == "Z":
+            os.waitpid(pid, 0)
+            continue
+    os.kill(pid, 9)  # never left behind by a test, whatever the verdict below
+    results.append(["left", pid])
 print(json.dumps(results))
 """
 
@@ -289,6 +302,8 @@ def test_a_late_answer_costs_no_verdict():
     done = subprocess.run([sys.executable, "-c", LATE], capture_output=True, text=True, timeout=120,
                           cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
-    for end, code, output, alive in json.loads(done.stdout):
+    results = json.loads(done.stdout)
+    assert not [r for r in results if r[0] == "left"], results  # no stray run's process stuck for ever
+    for end, code, output, alive in results:
         assert (end, code, alive) == ("exit", 0, False), (end, code, output)
         assert output == "salvo {'n': 1}\n", output
