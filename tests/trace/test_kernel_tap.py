@@ -859,3 +859,25 @@ def test_the_temp_folder_is_another_file_system_in_every_mode(temp_layout):
     failed = [e for e in events(trace, "rename") + events(trace, "link") if not e.ok]
     assert len(failed) >= 3 and all(e.errno == "EXDEV" for e in failed)
     assert not any(name == "checkpoint.json" for name in (e.name2 for e in events(trace, "rename") if e.ok))
+
+
+def test_a_process_whose_first_thread_exited_still_writes(sandbox):
+    """A process of the run whose first thread has ended (the raw exit of that thread alone) while
+    another goes on: its descriptors are reached through the calling thread (target._thread_getfd),
+    so its write after the runner returned is traced and performed, not refused."""
+    trace = run(sandbox, """
+        import ctypes, threading, time
+        def save_checkpoint(state):
+            if os.fork() == 0:
+                def later():
+                    time.sleep(0.5)
+                    with open("checkpoint.json", "w") as f:
+                        f.write("tarde")
+                    os._exit(0)
+                threading.Thread(target=later).start()
+                ctypes.CDLL(None).syscall(60, 0)  # exit(2): this thread only
+    """, timeout=5)
+    ok(trace)
+    writes = [e for e in trace.events if e.kind == "write"]
+    assert [e.data for e in writes] == [b"tarde"], trace.events
+    assert trace.final[os.path.join(trace.root("work").path, "checkpoint.json")] == b"tarde"

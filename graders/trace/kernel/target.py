@@ -63,6 +63,27 @@ def _field(text: bytes, key: bytes) -> bytes | None:
     return text[start:end if end >= 0 else None].strip()
 
 
+PIDFD_THREAD = os.O_EXCL  # Linux 6.9+: a pidfd for one thread, not its thread group
+
+
+def _thread_getfd(tid: int, target_fd: int) -> int | None:
+    """The descriptor through the calling thread itself: once a process's first thread has exited
+    (the others still running), the thread-group pidfd reaches no file table (ESRCH). None if the
+    kernel has no thread pidfds or the descriptor is not open."""
+    try:
+        pidfd = os.pidfd_open(tid, PIDFD_THREAD)
+    except OSError:
+        return None
+    try:
+        fd = libc.syscall(NR_PIDFD_GETFD, pidfd, target_fd, 0)
+    finally:
+        os.close(pidfd)
+    if fd < 0:
+        return None
+    os.set_inheritable(fd, False)
+    return fd
+
+
 class TargetAccess:
     """Supervisor mixin: the target as seen from the supervisor (self.pidfds caches its pidfds)."""
 
@@ -87,6 +108,10 @@ class TargetAccess:
                 os.set_inheritable(fd, False)
                 return fd
             err = ctypes.get_errno()
+            if err in (errno.ESRCH, errno.EBADF) and task.tid != task.tgid:
+                fd = _thread_getfd(task.tid, target_fd)
+                if fd is not None:
+                    return fd
             if err == errno.ESRCH and attempt == 0:  # a stale pidfd (that process number was reused)
                 os.close(self.pidfds.pop(task.tgid))
                 continue
