@@ -881,3 +881,29 @@ def test_a_process_whose_first_thread_exited_still_writes(sandbox):
     writes = [e for e in trace.events if e.kind == "write"]
     assert [e.data for e in writes] == [b"tarde"], trace.events
     assert trace.final[os.path.join(trace.root("work").path, "checkpoint.json")] == b"tarde"
+
+
+def test_a_mapping_of_a_process_whose_first_thread_exited_is_still_followed(sandbox):
+    """The same process writing through a shared mapping: /proc/<pid>/maps of a process whose first
+    thread has ended reads empty, so the maps are read through another thread's; the mapping is not
+    taken for gone at the rename before the store, and the store becomes a write of the trace."""
+    trace = run(sandbox, """
+        import ctypes, mmap, threading, time
+        def save_checkpoint(state):
+            if os.fork() == 0:
+                fd = os.open("checkpoint.json", os.O_RDWR | os.O_CREAT, 0o644)
+                os.ftruncate(fd, 5)
+                view = mmap.mmap(fd, 5)
+                def later():
+                    time.sleep(0.3)
+                    open("outro", "w").close()
+                    os.rename("outro", "nome")  # mappings no process holds are dropped here
+                    view[:] = b"tarde"
+                    time.sleep(0.3)
+                    os._exit(0)
+                threading.Thread(target=later).start()
+                ctypes.CDLL(None).syscall(60, 0)  # exit(2): this thread only
+    """, timeout=5)
+    ok(trace)
+    stored = b"".join(e.data for e in trace.events if e.kind == "write" and e.data)
+    assert b"tarde" in stored, trace.events

@@ -411,8 +411,7 @@ class Mappings:
             held: dict = {}
             for pid in before:
                 try:
-                    with open(f"/proc/{pid}/maps", "rb") as f:
-                        lines = f.read().splitlines()
+                    lines = _maps(pid)
                 except (FileNotFoundError, ProcessLookupError):
                     continue  # gone meanwhile: it maps nothing
                 except OSError:
@@ -466,6 +465,24 @@ class Mappings:
         for _node, dup in self.maywrite.values():
             os.close(dup)
         self.maywrite.clear()
+
+
+def _maps(pid: int) -> list[bytes]:
+    """The lines of a process's /proc maps. Empty when its first thread has exited (the kernel reads
+    that thread's memory, gone): then another thread's, which shares the same memory."""
+    with open(f"/proc/{pid}/maps", "rb") as f:
+        lines = f.read().splitlines()
+    if lines:
+        return lines
+    for tid in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{tid}/maps", "rb") as f:
+                lines = f.read().splitlines()
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if lines:
+            return lines
+    return []
 
 
 def _syscall_state(tid):
