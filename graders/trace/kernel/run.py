@@ -122,6 +122,17 @@ def _child(python, env, work, limits, out_w, chan, reduced, landlock_fd=None):
     os._exit(127)
 
 
+def fork(function) -> int:
+    """`function` run in a child of ours, which it never returns from (it execs or exits)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            function()
+        finally:
+            os._exit(127)
+    return pid
+
+
 def _high_fd(fd: int) -> int:
     """A copy of fd numbered above 3, so the child's dup2 onto 0-3 never clobbers a source."""
     if fd > 3:
@@ -180,12 +191,8 @@ def run_traced(source: str, filename: str, job: dict, *, work: str, tmp: str, ho
     # run none of its time, and the run is started cold.
     deadline = time.monotonic() + timeout
     if pid is None:
-        if reduced:
-            pid = looker.fork(lambda: _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd))
-        else:
-            pid = os.fork()
-            if pid == 0:
-                _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd)
+        pid = (looker.fork if reduced else fork)(
+            lambda: _child(python, env, work, limits, out_w, theirs_fd, reduced, landlock_fd))
         try:
             ours.sendall(bootstrap(reduced)[1])  # read once the interpreter is up (socket buffer: ~200 KB)
         except OSError:
@@ -385,7 +392,7 @@ def _loop(sup: Supervisor, pid: int, chan: socket.socket, out_r: int, deadline: 
             # call waits for us), and every 64 calls so that exited ones never pile up as zombies.
             if not busy or handled >= 64:
                 handled = 0
-                status, gone = _reap_orphans(pid, members, zygote)
+                status, gone = _reap_orphans(pid, members, zygote, main_done)
                 if status is not None and not main_done:
                     main_done, main_status = True, status
                     poller.unregister(pidfd)
@@ -425,10 +432,12 @@ def _members(pid: int, kill_all: bool) -> int:
     return -1 if kill_all else -pid
 
 
-def _reap_orphans(root_pid, members, zygote=None):
+def _reap_orphans(root_pid, members, zygote=None, ask=True):
     """Reap what came back to us: (the root's status if it was among them, whether no process of the
     run is left). Every process of the run is our child or below one: orphans come back to us.
-    `zygote`: a warm interpreter among our children (bubblewrap's members=-1) that is not the run's."""
+    `zygote`: a warm interpreter among our children (bubblewrap's members=-1) that is not the run's;
+    with it, whether the run is over is read from our children list, and only when `ask`ed (once the
+    runner has ended: before, the answer is not used)."""
     root = None
     while True:
         try:
@@ -436,7 +445,7 @@ def _reap_orphans(root_pid, members, zygote=None):
         except ChildProcessError:
             return root, True
         if pid == 0:
-            return root, zygote is not None and not _children(zygote)
+            return root, ask and zygote is not None and not _children(zygote)
         if pid == root_pid:
             root = status
         elif zygote is not None:

@@ -12,7 +12,7 @@ from ..removal import empty_folder
 from . import landlock
 from .lookthread import LookThread
 from .pid1 import become_init
-from .run import children_listed, confine_settings, prepare_supervisor, run_traced
+from .run import children_listed, confine_settings, fork, prepare_supervisor, run_traced
 from .zygote import Zygote
 
 
@@ -45,16 +45,8 @@ def _fork_from(looker: LookThread | None, config: dict):
     if looker is not None:
         return looker.fork
     if config.get("kill_all") and children_listed():
-        return _fork
+        return fork
     return None
-
-
-def _fork(function) -> int:
-    pid = os.fork()
-    if pid == 0:
-        function()  # never returns: it execs or exits
-        os._exit(127)
-    return pid
 
 
 def serve(pid1: bool = False):
@@ -108,12 +100,12 @@ def serve(pid1: bool = False):
             os.chmod(config["tmp"], 0o1777)
             if config.get("shm"):
                 os.chmod(config["shm"], 0o1777)
-            fork = _fork_from(looker, config)
-            if fork is not None and (zygote is None or not zygote.alive):
+            forker = _fork_from(looker, config)
+            if forker is not None and (zygote is None or not zygote.alive):
                 # Each run's process is forked from a warm interpreter (zygote.py); where that
                 # fails, run_traced starts the run's interpreter itself.
                 try:
-                    zygote = Zygote(fork, config["python"], config["env"],
+                    zygote = Zygote(forker, config["python"], config["env"],
                                     confine_settings(config["work"], config.get("limits"), config["landlock_fd"]),
                                     bool(config.get("reduced")))
                 except OSError:

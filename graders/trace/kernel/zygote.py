@@ -20,8 +20,8 @@ class Zygote:
     """`fork(out_w, chan) -> pid` of the run's process, already our child; `close()`.
 
     The interpreter is forked (from the fenced look thread in reduced mode) and exec'd, so it holds
-    nothing of the supervisor's, and it never runs student code: each run's process seals itself (inside.seal)
-    right after the fork, before it asks for the student's code. After each fork the warm process
+    nothing of the supervisor's, and it never runs student code: each run's process seals itself
+    (inside.seal) right after the fork, before it asks for the student's code. After each fork the warm process
     exits and the next one, forked beside the run's, takes its place; both are our children then
     (we are their subreaper), and the run's is in a session of its own, as the cold start's is.
     """
@@ -77,14 +77,12 @@ class Zygote:
         while a twin is in that group)."""
         return frozenset((self.pid, self.group)) if self.pid is not None else frozenset()
 
-    def reaped(self, pid: int) -> bool:
-        """Told of every pid reaped with waitpid(-1): True (and forgotten, its number free for reuse)
-        when it was the warm interpreter's."""
-        if pid is None or pid != self.pid:
-            return False
-        self.pid = None
-        self.close()
-        return True
+    def reaped(self, pid: int):
+        """Told of every pid reaped with waitpid(-1): the warm interpreter's is forgotten at once (its
+        number is free for reuse from then on)."""
+        if pid is not None and pid == self.pid:
+            self.pid = None
+            self.close()
 
     def close(self):
         if self.pid is not None:
