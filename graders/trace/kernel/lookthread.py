@@ -50,7 +50,7 @@ class LookThread:
 
     def fork(self, child) -> int:
         """os.fork() from the fenced thread: `child()` runs in the new process and never returns."""
-        return self.call(_fork, child)
+        return self.call(fork, child)
 
     def close(self):
         if self._thread.is_alive():
@@ -101,7 +101,8 @@ def fence_this_thread(ruleset_fd: int | None) -> dict:
     return {"landlock": ruleset_fd is not None, "capabilities_dropped": dropped}
 
 
-def _fork(child) -> int:
+def fork(child) -> int:
+    """`child()` run in a new process of ours, which it never returns from (it execs or exits)."""
     pid = os.fork()
     if pid == 0:
         try:

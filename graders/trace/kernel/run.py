@@ -18,7 +18,7 @@ from ..ops import Trace
 from .channel import OUTPUT_KEEP
 from . import landlock
 from .errors import Stop
-from .lookthread import LookThread
+from .lookthread import LookThread, fork
 from .linux import PR_SET_CHILD_SUBREAPER, PR_SET_DUMPABLE, libc
 from .seccomp import (NOTIF, NOTIF_RECV, NOTIF_SET_FLAGS, SYNC_WAKE_UP, NR_SECCOMP, SECCOMP_FILTER_FLAG_NEW_LISTENER,
                       SECCOMP_FILTER_FLAG_WAIT_KILLABLE_RECV, SECCOMP_SET_MODE_FILTER, filter_program)
@@ -120,17 +120,6 @@ def _child(python, env, work, limits, out_w, chan, reduced, landlock_fd=None):
     except BaseException:  # noqa: BLE001
         pass
     os._exit(127)
-
-
-def fork(function) -> int:
-    """`function` run in a child of ours, which it never returns from (it execs or exits)."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            function()
-        finally:
-            os._exit(127)
-    return pid
 
 
 def _high_fd(fd: int) -> int:

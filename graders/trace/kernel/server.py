@@ -10,9 +10,9 @@ import socket
 from ..ops import to_json
 from ..removal import empty_folder
 from . import landlock
-from .lookthread import LookThread
+from .lookthread import LookThread, fork
 from .pid1 import become_init
-from .run import children_listed, confine_settings, fork, prepare_supervisor, run_traced
+from .run import children_listed, confine_settings, prepare_supervisor, run_traced
 from .zygote import Zygote
 
 
