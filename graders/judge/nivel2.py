@@ -10,7 +10,8 @@ from ..trace.ops import Trace
 from .ends import end_text, outlived_text
 from .points import ORDINAL, CrashPoints, Point
 from .power import check_power
-from .reading import asks_for, complete_key, replies_in, disk_view, has_result, left_on_disk, load_failure, parse, plural
+from .reading import (asks_for, complete_key, disk_view, has_result, left_on_disk, load_failure, parse, plural,
+                      replies_in, results_of)
 from .verdict import CriterionResult
 
 CHECKPOINT = "checkpoint.json"
@@ -287,6 +288,26 @@ class Nivel2Judge:
         block = next((u for u in self.tool_uses if u["name"] == name), None)
         return {key: block[key] for key in ("id", "name", "input")} if block else None
 
+    def holds_result(self, saved: dict, block: dict) -> bool:
+        """Whether a saved state holds the result of `block`'s call: its tool_result, with what the tool returned."""
+        return has_result(saved, block["id"], self.tool_results[block["name"]])
+
+    def missing_result(self, saved: dict, block: dict) -> str:
+        """Why a saved state does not hold `block`'s result, in a message's words."""
+        contents = results_of(saved, block["id"])
+        if contents:
+            return (f"o tool_result de {block['name']} em messages não tinha o que a ferramenta devolveu "
+                    f"(content = {protocol.brief(contents[-1], 60)})")
+        messages = saved.get("messages")
+        others = [b.get("tool_use_id") for m in (messages if isinstance(messages, list) else [])
+                  if isinstance(m, dict) and isinstance(m.get("content"), list)
+                  for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
+                  and b.get("tool_use_id") not in {u["id"] for u in self.tool_uses}]
+        if others:
+            return (f"o tool_result em messages tinha tool_use_id = {protocol.brief(others[-1], 40)}, mas a chamada "
+                    f"de {block['name']} era “{block['id']}”")
+        return f"nenhum tool_result de {block['name']} em messages"
+
     def check_points(self) -> CriterionResult:
         cid = "ponto-a"
         names = [(e.payload or {}).get("name") for e in self.tools]
@@ -344,16 +365,23 @@ class Nivel2Judge:
                 saved = parse(content)
             except (ValueError, UnicodeDecodeError):
                 saved = None
-            if not isinstance(saved, dict) or saved.get("pendingToolUse") is not None or not has_result(saved, block["id"]):
+            if not isinstance(saved, dict) or saved.get("pendingToolUse") is not None or not self.holds_result(saved, block):
                 seen = ("não havia checkpoint legível" if saved is None else
                         f"o checkpoint em disco tinha pendingToolUse = {protocol.brief(saved.get('pendingToolUse'), 80)}"
                         if isinstance(saved, dict) else "o checkpoint em disco não era um objeto")
-                if isinstance(saved, dict) and saved.get("pendingToolUse") is None and not has_result(saved, block["id"]):
-                    seen = f"o checkpoint em disco ainda não tinha o resultado de {block['name']} em messages"
+                advice = (f"Depois que {block['name']} termina, grave o ponto B — o resultado em messages e "
+                          "pendingToolUse = None — antes de chamar o modelo de novo.")
+                if isinstance(saved, dict) and saved.get("pendingToolUse") is None:
+                    missing = self.missing_result(saved, block)
+                    if missing.startswith("nenhum"):
+                        seen = f"o checkpoint em disco ainda não tinha o resultado de {block['name']} em messages"
+                    else:
+                        seen = f"no checkpoint em disco, {missing}"
+                        advice = ("O tool_result do ponto B leva o tool_use_id do bloco tool_use e o texto que "
+                                  "execute_tool devolveu, e é gravado antes de chamar o modelo de novo.")
                 if power:
                     return f"{label}: {seen}. O código gravou o ponto B, mas essa gravação ainda não estava garantida no disco."
-                return (f"{label}: {seen}. Depois que {block['name']} termina, grave o ponto B — o resultado em messages "
-                        "e pendingToolUse = None — antes de chamar o modelo de novo.")
+                return f"{label}: {seen}. {advice}"
         return ""
 
     def regression_failure(self, point: Point, recorded: dict[str, str]) -> str:
@@ -376,9 +404,9 @@ class Nivel2Judge:
             return ""
         if not isinstance(saved, dict):
             return ""
-        lost = [name for use_id, name in recorded.items() if not has_result(saved, use_id)]
+        lost = [name for use_id, name in recorded.items() if not has_result(saved, use_id, self.tool_results[name])]
         for block in self.tool_uses:
-            if has_result(saved, block["id"]):
+            if self.holds_result(saved, block):
                 recorded.setdefault(block["id"], block["name"])
         if not lost:
             return ""
@@ -405,16 +433,20 @@ class Nivel2Judge:
         expected = self.expected_pending(block["name"])
         pending = saved.get("pendingToolUse")
         carried = isinstance(pending, dict) and all(pending.get(k) == expected[k] for k in expected)
-        if carried or has_result(saved, block["id"]):
+        if carried or self.holds_result(saved, block):
             return ""
         label = self.label(point) + power
         shown = "ausente" if "pendingToolUse" not in saved else protocol.brief(pending, 80)
+        missing = self.missing_result(saved, block)
         text = (f"{label}: entre a volta de `execute_tool` e o ponto B, o checkpoint em disco já não tinha a chamada "
-                f"pendente nem o resultado — pendingToolUse = {shown} e nenhum tool_result de {block['name']} em "
-                "messages. Uma queda aqui retomaria como se o modelo nunca tivesse pedido a ferramenta: a chamada "
-                "se perderia ou seria repetida.")
+                f"pendente nem o resultado — pendingToolUse = {shown} e {missing}. "
+                "Uma queda aqui retomaria como se o modelo nunca tivesse pedido a ferramenta, ou com um resultado "
+                "que ela não devolveu: a chamada se perderia ou seria repetida.")
         if power:
             return text + " Numa falta de energia, é isso que poderia sobrar no disco."
+        if not missing.startswith("nenhum"):
+            return text + (" O tool_result leva o tool_use_id do bloco tool_use e o texto que execute_tool devolveu; "
+                           "só limpe pendingToolUse na gravação que o põe em messages (o ponto B).")
         return text + (" Só limpe pendingToolUse na mesma gravação que põe o tool_result em messages "
                        "(o ponto B).")
 
@@ -434,10 +466,19 @@ class Nivel2Judge:
             return ""
         expected = self.expected_pending(block["name"])
         pending = saved.get("pendingToolUse")
-        if (isinstance(pending, dict) and all(pending.get(k) == expected[k] for k in expected)) or has_result(saved, block["id"]):
+        if (isinstance(pending, dict) and all(pending.get(k) == expected[k] for k in expected)) or self.holds_result(saved, block):
             return ""
         label = self.label(point) + power
         shown = "ausente" if "pendingToolUse" not in saved else protocol.brief(pending, 80)
+        if pending is not None:
+            # A call is there, but not this one (a wrong id, say): the save is the point A, with a wrong record.
+            text = (f"{label}: entre a resposta do modelo que pede {block['name']} e a ferramenta, o checkpoint em "
+                    f"disco tinha pendingToolUse = {shown}, mas a chamada pedida era {protocol.brief(expected, 120)}. "
+                    "Uma queda aqui retomaria sem saber qual chamada ficou pendente: a reconciliação não a "
+                    "encontraria.")
+            if power:
+                return text + " Numa falta de energia, é isso que poderia sobrar no disco."
+            return text + " Copie id, name e input do bloco tool_use que o modelo devolveu."
         text = (f"{label}: entre a resposta do modelo que pede {block['name']} e o ponto A, o checkpoint em disco já "
                 f"tinha essa resposta em messages, mas pendingToolUse = {shown}. Uma queda aqui retomaria com um "
                 "pedido de ferramenta sem chamada pendente nem resultado: a chamada se perderia.")

@@ -8,6 +8,7 @@ import codecs
 import functools
 import json
 
+from .protocol import result_text
 
 BOM = codecs.BOM_UTF8
 BOM_NOTE = ("o arquivo começa com a marca BOM do UTF-8 (encoding=\"utf-8-sig\"), que json.loads recusa: "
@@ -125,10 +126,17 @@ def replies_in(state) -> int:
     return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
 
 
-def has_result(state: dict, tool_use_id: str) -> bool:
+def results_of(state: dict, tool_use_id: str) -> list:
+    """The content of every tool_result block for `tool_use_id` in `state`'s messages."""
     messages = state.get("messages")
-    return isinstance(messages, list) and any(
-        isinstance(m, dict) and isinstance(m.get("content"), list)
-        and any(isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id for b in m["content"])
-        for m in messages
-    )
+    if not isinstance(messages, list):
+        return []
+    return [b.get("content") for m in messages if isinstance(m, dict) and isinstance(m.get("content"), list)
+            for b in m["content"]
+            if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id]
+
+
+def has_result(state: dict, tool_use_id: str, text: str | None = None) -> bool:
+    """Whether `state` holds the tool_result of `tool_use_id`; with `text`, one that carries that output (a
+    string, or the API's text blocks): a placeholder filled in by a later save is not the result yet."""
+    return any(text is None or result_text(content) == text for content in results_of(state, tool_use_id))
