@@ -186,6 +186,7 @@ class Sandbox:
         self.held: dict | None = None
         self.outer_tmp: str | None = None  # reduced mode's temp folder, outside self.base
         self.uid: int | None = None  # reduced mode started as root: this sandbox's own user
+        self.killed: set[int] = set()  # pids of ours to reap in close(), once they are our children
         # One run at a time: the server answers in order on one socket, so two callers sharing the
         # sandbox (graders.grading.default_run from threads) could each read the other's trace.
         self.turn = threading.Lock()
@@ -193,6 +194,7 @@ class Sandbox:
     # lifecycle
 
     def _start(self):
+        _adopt_orphans()
         self.base = tempfile.mkdtemp(prefix=PREFIX, dir=_grading_tmp())
         try:
             self.lock = _claim(self.base)
@@ -225,6 +227,8 @@ class Sandbox:
             self.held = {"bubblewrap": self.isolated, "landlock": reply.get("landlock"),
                          "uid_drop": not self.isolated and reply.get("uid", os.getuid()) != os.getuid(),
                          "seccomp": True}
+            # bwrap's PID 1 (ours, with --as-pid-1) may outlive bwrap at the end: known now, reaped by close().
+            self.killed |= set(process_tree(self.process.pid))
             if self.held != planned_fences(self.isolated):
                 # The report promises the planned fences: a sandbox with fewer grades nothing.
                 raise OSError(f"as cercas não se aplicaram ({self.held})")
@@ -329,9 +333,13 @@ class Sandbox:
         process = self.process
         if process is None:
             return
-        kill_tree(process.pid)
+        self.killed |= set(kill_tree(process.pid))
 
     def close(self):
+        if self.process is not None:
+            # Taken before the control socket closes: the server then ends on its own, and bwrap may
+            # exit before its PID 1 does, which is handed to us (`_adopt_orphans`) to reap.
+            self.killed |= set(process_tree(self.process.pid))
         if self.control is not None:
             try:
                 self.reader.close()
@@ -340,11 +348,13 @@ class Sandbox:
                 pass
         if self.process is not None:
             if self.process.poll() is None:
-                kill_tree(self.process.pid)  # reduced mode: the student's session too
+                self.killed |= set(kill_tree(self.process.pid))  # reduced mode: the student's session too
             try:
                 self.process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 pass
+            reap(self.killed - {self.process.pid})
+            self.killed = set()
         if self.outer_tmp is not None:
             remove_tree(self.outer_tmp)
         if self.base is not None:
@@ -488,9 +498,8 @@ def _children_map() -> dict[int, list[int]]:
     return children
 
 
-def kill_tree(pid: int):
-    """SIGKILL `pid`, its process group and every descendant (which may sit in sessions of their
-    own: the student's process calls setsid), collected before anything dies so none is orphaned."""
+def process_tree(pid: int) -> list[int]:
+    """`pid` and every descendant, as /proc shows them now."""
     try:
         children = _children_map()
     except OSError:
@@ -500,9 +509,58 @@ def kill_tree(pid: int):
         current = todo.pop()
         found.append(current)
         todo.extend(children.get(current, ()))
+    return found
+
+
+def kill_tree(pid: int) -> list[int]:
+    """SIGKILL `pid`, its process group and every descendant (which may sit in sessions of their
+    own: the student's process calls setsid), collected before anything dies so none is orphaned;
+    returns the pids it found."""
+    found = process_tree(pid)
     for target in found:
         for kill in (lambda: os.killpg(target, 9), lambda: os.kill(target, 9)):
             try:
                 kill()
             except OSError:
                 pass
+    return found
+
+
+@functools.cache
+def _adopt_orphans():
+    """Make this process the subreaper of what it starts: a sandbox's PID 1, orphaned when bwrap dies
+    first, or a reduced-mode server's helpers, become ours to reap (`reap`) instead of zombies of a
+    PID 1 that may never reap them (a container's or a VM's own init)."""
+    import ctypes
+
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
+    except (OSError, AttributeError):
+        pass
+
+
+def reap(pids, wait: float = 2.0):
+    """Reap the killed `pids` once they are our children. One whose parent is still among them may
+    be handed to us when that parent dies, so it is waited for (up to `wait` seconds); one that is
+    gone, or whose parent is someone else (an init inside the sandbox), is not ours to reap."""
+    import time
+
+    left, me, end = set(pids), os.getpid(), time.monotonic() + wait
+    while left:
+        for pid in list(left):
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    left.discard(pid)
+                continue
+            except ChildProcessError:
+                pass
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                ppid = None
+            if ppid is None or (ppid != me and ppid not in left):
+                left.discard(pid)
+        if not left or time.monotonic() > end:
+            return
+        time.sleep(0.005)
