@@ -381,6 +381,71 @@ def test_read_only_shared_mmap_of_a_writable_descriptor_is_not_a_writer(sandbox)
     assert final(trace, "b.bin")[:2] == b"Bb"
 
 
+_BUSY_THREAD = """
+    import ctypes, hashlib, mmap, threading
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+    BLOB = bytes(64 << 20)
+    def busy(address, protected):
+        # mprotect(PROT_READ|PROT_WRITE) of anonymous memory (what glibc does when a thread's arena
+        # grows), then a long C loop with no call: to the supervisor, maybe still in the mprotect.
+        assert libc.mprotect(address, 4096, 3) == 0
+        protected.set()
+        hashlib.sha256(BLOB).digest()
+    def with_busy_thread(address, then):
+        protected = threading.Event()
+        worker = threading.Thread(target=busy, args=(address, protected))
+        worker.start()
+        protected.wait()
+        try:
+            then()
+        finally:
+            worker.join()
+"""
+
+
+def test_read_only_mmap_while_another_thread_makes_its_own_memory_writable_is_not_a_writer(sandbox):
+    """Another thread may still be in an mprotect adding PROT_WRITE when a read-only shared mapping is
+    made: the mapping could become writable only by landing in that call's range, so where it landed
+    decides. Elsewhere (any honest program's case): not "mapped", not refused."""
+    trace = run(sandbox, _BUSY_THREAD + """
+    def save_checkpoint(state):
+        with open("checkpoint.json", "w") as f:
+            f.write(json.dumps(state))
+        own = mmap.mmap(-1, 4096)
+        def verify():
+            with open("checkpoint.json", "r+b") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+                assert json.loads(m[:]) == state
+        verify()  # a read-only mapping the supervisor already knows of, as in a second save
+        with_busy_thread(ctypes.addressof(ctypes.c_char.from_buffer(own)), verify)
+    """)
+    ok(trace)
+    assert not events(trace, "refused")
+    assert not events(trace, "mapped"), events(trace, "mapped")
+
+
+def test_read_only_mmap_landing_in_the_range_of_an_unfinished_mprotect_is_a_writer(sandbox):
+    """The same, but the read-only mapping is placed (MAP_FIXED) right where the other thread's mprotect
+    adding PROT_WRITE may still run: that call could make it writable after the kernel mapped it, so it
+    is traced as a writable mapping ("mapped")."""
+    trace = run(sandbox, _BUSY_THREAD + """
+    def save_checkpoint(state):
+        with open("checkpoint.json", "w") as f:
+            f.write(json.dumps(state))
+        address = libc.mmap(None, 4096, 1, 0x22, -1, 0)  # PROT_READ, MAP_PRIVATE|MAP_ANONYMOUS
+        fd = os.open("checkpoint.json", os.O_RDWR)
+        def land():
+            assert libc.mmap(address, 4096, 1, 0x11, fd, 0) == address  # MAP_SHARED|MAP_FIXED
+        with_busy_thread(address, land)
+        os.close(fd)
+    """)
+    ok(trace)
+    assert not events(trace, "refused")
+    assert [e.path.rsplit("/", 1)[-1] for e in events(trace, "mapped")] == ["checkpoint.json"]
+
+
 def test_copy_calls_are_performed_and_traced_as_writes(sandbox):
     """sendfile, copy_file_range and splice into a file of the roots: done by the supervisor, recorded
     as the writes they are (with the offsets they were given, read once), not refused."""

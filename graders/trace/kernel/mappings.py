@@ -68,9 +68,20 @@ class Mappings:
                     # Until this thread calls again, the kernel may not have installed the mapping: a
                     # rename handled meanwhile (another process's) must not forget the file.
                     self.risky[task.tid] = ("map", task.tgid, (key,), self.nr_mmap)
-                    if threads > 1 and self._unsettled(task, "mprotect"):
+                    ranges = self._protecting(task) if threads > 1 and node not in self.mapped else []
+                    if not ranges:
+                        return "continue"
+                    # Another thread's mprotect adding PROT_WRITE may run after the kernel maps this: the
+                    # mapping could write only if it lands in that call's range, so see where it lands.
+                    before = self._shared_entries(task)
+                    if before is None or self._also_mapping(task, key):
                         self._promote(key)
-                    return "continue"
+                        return "continue"
+                    self.respond(nid, flags=FLAG_CONTINUE)
+                    landed = self._landing(task, before, key)
+                    if landed is None or any(lo < hi2 and lo2 < hi for lo, hi in landed for lo2, hi2 in ranges):
+                        self._promote(key)
+                    return None
                 # The kernel installs the mapping after we answer: until this thread calls again, a scan
                 # of the run's mappings may miss it (release_unmapped keeps the file).
                 self.in_flight[task.tid] = node
@@ -126,6 +137,40 @@ class Mappings:
                 self._unconfirmed()
             time.sleep(0.0002)
 
+    def _protecting(self, task) -> list:
+        """The ranges of the mprotect calls adding PROT_WRITE that other threads of this process may still
+        be in (let through, not known to have run)."""
+        return [self.protected[other] for other, (kind, tgid, _keys, _nr) in list(self.risky.items())
+                if other != task.tid and tgid == task.tgid and kind == "mprotect" and other in self.protected
+                and not self._settled(other)]
+
+    def _also_mapping(self, task, key) -> bool:
+        """Whether another thread of the process may still be in an mmap of the same file we let through:
+        then a new mapping of it in the maps is not known to be this call's."""
+        return any(other != task.tid and tgid == task.tgid and kind == "map" and key in keys
+                   and not self._settled(other) for other, (kind, tgid, keys, _nr) in list(self.risky.items()))
+
+    def _landing(self, task, before: set, key) -> list | None:
+        """After letting a read-only shared mmap of `key` through: the address ranges where it landed ([]
+        when the call failed and mapped nothing), or None when that cannot be known in time (the process
+        gone, the thread still in the call after CONFIRM_SECONDS)."""
+        deadline = time.monotonic() + CONFIRM_SECONDS
+        while True:
+            now = self._shared_entries(task)
+            if now is None:
+                return None
+            new = [span for span, k in now - before if k == key]
+            if new:
+                return [tuple(int(x, 16) for x in span.split(b"-")) for span in new]
+            state = _syscall_state(task.tid)
+            if state is None:
+                return None
+            if state not in ("running", "unknown") and state != self.nr_mmap:
+                return []  # blocked in another call: the mmap failed
+            if time.monotonic() > deadline:
+                return None
+            time.sleep(0.0002)
+
     def _unconfirmed(self):
         message = ("mmap compartilhado e gravável com outras threads rodando: o corretor não conseguiu confirmar "
                    "qual arquivo foi mapeado")
@@ -160,11 +205,16 @@ class Mappings:
         """mprotect or pkey_mprotect adding PROT_WRITE (the filter's rule): a shared mapping of a file in
         the roots that it reaches becomes writable from here on, and is traced like one (a read-only
         mapping of a descriptor opened read-only cannot be upgraded: the kernel refuses, EACCES)."""
-        if not self.maywrite and not self.unsure:
-            return "continue"
         threads = task.threads
         start, length = a[0], a[1]
         end = start + ((length + PAGE - 1) & ~(PAGE - 1))
+        if not self.maywrite and not self.unsure:
+            if threads > 1:
+                # No shared mapping yet, but another thread's mmap may land in this range before the
+                # kernel runs this call (_protecting).
+                self.risky[task.tid] = ("mprotect", task.tgid, (), nr)
+                self.protected[task.tid] = (start, end)
+            return "continue"
         spans, holes = self._spans(task, start, end)
         for key, flags in spans:
             if key in self.maywrite:
@@ -178,14 +228,36 @@ class Mappings:
             if holes:
                 # Another thread could map a file into the hole before the kernel runs this call.
                 raise Refused(errno.ENOMEM)
-            for other, (kind, tgid, keys, _nr) in list(self.risky.items()):
-                if other != task.tid and tgid == task.tgid and kind != "mprotect" and not self._settled(other):
-                    for key in keys:
+            # A read-only mapping another thread's mmap (or mremap) may still be making could land in this
+            # range after we looked: wait until those calls are over, then look again.
+            waiting = [other for other, (kind, tgid, keys, _nr) in list(self.risky.items())
+                       if other != task.tid and tgid == task.tgid and kind != "mprotect" and keys]
+            if waiting and self._settle(waiting):
+                spans, _holes = self._spans(task, start, end)
+                for key, _flags in spans:
+                    if key in self.maywrite:
+                        self._promote(key)
+            else:
+                for other in waiting:
+                    entry = self.risky.get(other)
+                    for key in entry[2] if entry else ():
                         self._promote(key)
         # Until this thread calls again the kernel may not have run the call: a rename handled meanwhile
-        # (another process's) must not take the file we just promoted for read-only (release_unmapped).
+        # (another process's) must not take the file we just promoted for read-only (release_unmapped);
+        # and an mmap another thread makes meanwhile may land in the range (_protecting).
         self.risky[task.tid] = ("mprotect", task.tgid, (), nr)
+        self.protected[task.tid] = (start, end)
         return "continue"
+
+    def _settle(self, tids) -> bool:
+        """Wait until every thread of `tids` has left the mapping call we let through; False if one has not
+        after CONFIRM_SECONDS (the decision then stays on the safe side)."""
+        deadline = time.monotonic() + CONFIRM_SECONDS
+        while not all(self._settled(tid) for tid in tids):
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.0002)
+        return True
 
     def _on_mremap(self, nid, task, a):
         """mremap can move or grow a read-only shared mapping into a range another thread is making

@@ -97,6 +97,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         # our duplicate); an mprotect adding PROT_WRITE makes them writable mappings.
         self.maywrite: dict = {}
         self.risky: dict = {}  # tid -> (kind, tgid, keys, call number) of a mapping call it may still be in
+        self.protected: dict = {}  # tid -> (start, end) of its last mprotect adding PROT_WRITE
         self.unsure = False  # a shared mmap was let through while other threads ran
         # Nodes opened O_TMPFILE without O_EXCL: the only files with no name left that can get one again.
         self.linkable: set = set()
