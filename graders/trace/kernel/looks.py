@@ -316,8 +316,10 @@ class Looks:
 def _plain(raw: bytes) -> bool:
     """Whether `raw` needs no resolution when no link lies on it: absolute, no "." or "..", not in /tmp
     or /dev/shm (the run's /tmp and /dev/shm are folders of its own)."""
-    return (raw.startswith(b"/") and b"/." not in raw and not raw.lstrip(b"/").startswith(b"tmp")
-            and not raw.lstrip(b"/").startswith(b"dev/shm"))
+    if not raw.startswith(b"/") or b"/." in raw:
+        return False
+    names = [name for name in raw.split(b"/") if name]  # "/dev//shm" is /dev/shm to the kernel
+    return not (names[:1] and names[0].startswith(b"tmp")) and names[:2] != [b"dev", b"shm"]
 
 
 def _openat2(path: bytes, flags: int) -> int:

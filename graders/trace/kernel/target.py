@@ -279,6 +279,8 @@ class TargetAccess:
             if comp == "..":
                 if private and current == private:
                     current = []  # the parent of the run's /tmp is /, as under bubblewrap
+                elif shm and current == list(shm):
+                    current = ["dev"]  # and the parent of its /dev/shm is /dev
                 elif current:
                     current.pop()
                 if last:

@@ -5,20 +5,32 @@ import json
 import os
 
 
+# Every spelling the kernel takes for /dev/shm: each must name the run's own.
+SPELLINGS = ("/dev/shm", "/dev//shm", "//dev/shm", "/dev/./shm", "/dev/shm/../shm", "/dev/shm/../../dev/shm")
+
+
 def _found() -> bool:
-    try:
-        names = os.listdir("/dev/shm")
-    except OSError:
-        names = []
-    if any("@@UID@@" in n or "@@DECOY@@" in n for n in names):
-        return True
-    for path in ("/dev/shm/segredo-@@UID@@", "/dev/shm/@@DECOY@@"):
+    for shm in SPELLINGS:
         try:
-            with open(path, "rb") as f:
-                f.read()
-            return True
+            names = os.listdir(shm)
         except OSError:
-            pass
+            names = []
+        if any("@@UID@@" in n or "@@DECOY@@" in n for n in names):
+            return True
+        for path in (f"{shm}/segredo-@@UID@@", f"{shm}/@@DECOY@@"):
+            try:
+                os.stat(path)
+                return True
+            except OSError:
+                pass
+            if os.access(path, os.F_OK):
+                return True
+            try:
+                with open(path, "rb") as f:
+                    f.read()
+                return True
+            except OSError:
+                pass
     return False
 
 
