@@ -220,19 +220,30 @@ def test_the_home_is_a_root_that_nothing_survives_in():
     assert [e.ok for e in fs_events(trace, "rename")] == [True, True]
 
 
-def test_a_shared_writable_mmap_is_refused_with_a_message():
+def test_a_shared_writable_mmap_is_traced_as_the_writes_it_makes():
+    """Emscripten's shared mappings are copies written back by msync and munmap: each write-back is a
+    write event, at the moment the file changes; private and read-only mappings write nothing."""
     trace = run("""
         with open("checkpoint.json", "wb") as f:
-            f.write(b"0" * 16)
+            f.write(b"0" * 8)
         with open("checkpoint.json", "r+b") as f:
-            try:
-                mmap.mmap(f.fileno(), 0)
-            except OSError as exc:
-                print(errno.errorcode[exc.errno])
-    """, imports="import errno, mmap")
-    refused = fs_events(trace, "refused")[0]
-    assert refused.payload["call"] == "mmap" and "mmap" in refused.payload["message"]
-    assert trace.output == "EACCES\n"
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+                assert view[:] == b"0" * 8
+            with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_COPY) as copy:
+                copy[:4] = b"PRIV"
+            m = mmap.mmap(f.fileno(), 0)
+            m[:4] = b"ABCD"
+            m.flush()
+            print(open("checkpoint.json", "rb").read())
+            m[4:] = b"EFGH"
+            m.close()
+        print(open("checkpoint.json", "rb").read())
+    """, imports="import mmap")
+    assert not fs_events(trace, "refused")
+    writes = [(e.offset, e.data) for e in fs_events(trace, "write")]
+    assert writes == [(0, b"0" * 8), (0, b"ABCD0000"), (0, b"ABCDEFGH")], writes
+    assert trace.output == "b'ABCD0000'\nb'ABCDEFGH'\n"
+    assert trace.final == {f"{WORK}/checkpoint.json": b"ABCDEFGH"}
 
 
 def test_the_reference_solution_interleaves_model_and_tool_calls():

@@ -1,7 +1,7 @@
 # why: overwrites checkpoint.json in place through a shared mmap: the stores are traced as writes of the published file, and a cut of them mixes old and new
 # expect: escrita-atomica=falhou ponto-a=ok seis-campos=ok executavel=ok
-# says: truncamento
 # mode: cli-only
+# says: truncamento
 import json
 import mmap
 import os

@@ -1,6 +1,5 @@
 # why: writes its temporary file with os.write, checks it through a read-only shared mmap of the same O_RDWR descriptor (kept open across os.replace) and publishes it: a read-only mapping writes nothing, so nothing is "mapped for writing"
 # expect: escrita-atomica=ok ponto-a=ok seis-campos=ok executavel=ok
-# mode: cli-only
 import json
 import mmap
 import os

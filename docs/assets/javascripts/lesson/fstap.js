@@ -14,11 +14,7 @@ const O_WRONLY = 1, O_RDWR = 2, O_CREAT = 64, O_TRUNC = 512, O_DSYNC = 4096;
 const WRITE_FLAGS = O_WRONLY | O_RDWR | O_CREAT | O_TRUNC;
 // FS.open also takes fopen-style strings (only from JavaScript callers).
 const STRING_FLAGS = { r: 0, "r+": O_RDWR, w: 577, "w+": 578, a: 1089, "a+": 1090 };
-const EACCES = 2, EBUSY = 10, ENOSPC = 51, EXDEV = 75;
-const PROT_WRITE = 2, MAP_SHARED = 1;
-const MMAP_MESSAGE =
-  "o código mapeou um arquivo na memória para escrita (mmap compartilhado): a correção não consegue " +
-  "acompanhar essas escritas, então a chamada foi recusada; grave com write()";
+const EBUSY = 10, ENOSPC = 51, EXDEV = 75;
 
 export function installFsTap(FS) {
   const real = {};
@@ -280,14 +276,25 @@ export function installFsTap(FS) {
   wrap("symlink", creation("symlink", "symlink"));
   // Emscripten has no hard links (no linkat): os.link does not exist in Pyodide.
 
-  // A shared writable mapping writes back through MEMFS directly, never through FS.write: refused,
-  // as the CLI refuses it, so that no write escapes the trace.
-  wrap("mmap", (mmap, stream, length, position, prot, flags) => {
-    if (prot & PROT_WRITE && flags & MAP_SHARED && rootOf(stream.node)) {
-      push({ kind: "refused", path: stream.path, payload: { call: "mmap", message: MMAP_MESSAGE } });
-      throw new FS.ErrnoError(EACCES);
+  // Emscripten's shared mappings are copies: the file changes only when msync or munmap writes the
+  // whole mapped range back through FS.msync (straight into the file system, never through FS.write).
+  // That write-back is the write the run made, at the moment it reaches the file.
+  wrap("msync", (msync, stream, buffer, offset, length, mmapFlags) => {
+    const watched = rootOf(stream.node);
+    let n;
+    try {
+      n = msync(stream, buffer, offset, length, mmapFlags);
+    } catch (error) {
+      if (watched && isErrno(error)) {
+        push({ kind: "write", ok: false, errno: error.errno, node: id(stream.node), path: stream.path });
+      }
+      throw error;
     }
-    return mmap(stream, length, position, prot, flags);
+    if (watched && length > 0 && stream.stream_ops.msync) {
+      push({ kind: "write", node: id(stream.node), path: stream.path, offset, data: copyBytes(buffer, 0, length),
+             sync: false });
+    }
+    return n;
   });
 
   /** Every node under `dir` (depth first, a folder before its contents): visit(node, dirNode, name, path). */
