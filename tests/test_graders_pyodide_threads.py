@@ -53,3 +53,41 @@ def test_process_starts_get_the_process_message_in_the_browser():
         assert "não tem processos" in runs["message"] and "linha de comando" in runs["message"], runs
         for criterion in verdict["criteria"]:
             assert "Queda" not in criterion["message"], criterion
+
+
+def _grade_in_pyodide(jobs):
+    node = shutil.which("node")
+    assert node, "Node.js is needed to run Pyodide (make test installs the npm deps)"
+    run = subprocess.run([node, str(ROOT / "tests" / "pyodide_grade.mjs")], input=json.dumps(jobs),
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads(run.stdout)["results"]
+
+
+def test_importing_multiprocessing_costs_no_later_check_in_the_page():
+    """The runner's hook for multiprocessing (the student's functions carried to spawned processes) is
+    the page's for one run only: "Verificar" three times in one Pyodide gives the same verdict."""
+    from graders import exercises
+
+    code = "import multiprocessing\n" + exercises.read_text("nivel-2", "solution.py")
+    results = _grade_in_pyodide([{"id": f"v{i}", "exercise": "nivel-2", "code": code, "answers": None,
+                                  "filename": "solucao.py"} for i in range(3)])
+    for i in range(3):
+        assert results[f"v{i}"]["passed"], results[f"v{i}"]
+
+
+def test_a_process_started_through_multiprocessing_gets_the_process_message():
+    """Whichever way a process is started (here a fork-context Process, whose failing line does not say
+    fork), the page says it has no processes, never an English error."""
+    from graders import exercises
+
+    solution = exercises.read_text("nivel-2", "solution.py")
+    code = solution.replace("def run_agent(", "import multiprocessing\n\n\ndef _nothing():\n    pass\n\n\n"
+                            "def run_agent(", 1).replace(
+        "    state = {", "    child = multiprocessing.get_context('fork').Process(target=_nothing)\n"
+                         "    child.start()\n    child.join()\n    state = {", 1)
+    assert "child.start()" in code
+    verdict = _grade_in_pyodide([{"id": "p", "exercise": "nivel-2", "code": code, "answers": None,
+                                  "filename": "solucao.py"}])["p"]
+    runs = next(c for c in verdict["criteria"] if c["id"] == "executavel")
+    assert not runs["passed"] and "não tem processos" in runs["message"], runs

@@ -101,6 +101,10 @@ def _end(report: dict, output: BoundedOutput, server: AgentServer, borrowed: _Bo
     # limits as the kernel tap words them; "message" is what the student reads.
     if borrowed.threads:
         return {"end": "broken", "code": 0, "limits": {"message": THREAD_MESSAGE}}
+    if borrowed.processes:
+        from ..judge.errors import PROCESS_MESSAGE  # the page's only run that needs it
+
+        return {"end": "broken", "code": 0, "limits": {"message": PROCESS_MESSAGE}}
     if borrowed.died:
         end, code = borrowed.died
         return {"end": end, "code": code}
@@ -184,11 +188,13 @@ class _Borrowed:
     def __init__(self, output: BoundedOutput, fs):
         self.output, self.fs = output, fs
         self.threads: list = []  # starts tried (Pyodide has no threads)
+        self.processes: list = []  # the same for processes
         self.died: tuple | None = None  # (end, code) of the process's own abrupt end
 
     def __enter__(self):
         self.baseline = guard.snapshot()
         self.modules = set(sys.modules)
+        self.meta_path = list(sys.meta_path)  # the runner adds its finder for multiprocessing
         self.saved = (os.getcwd(), sys.stdout, sys.stderr, sys.stdin, tempfile.tempdir, tempfile._name_sequence,
                       sys.dont_write_bytecode, sys.getrecursionlimit())
         self.blocked = {name: sys.modules.get(name, guard.MISSING) for name in BLOCKED_MODULES}
@@ -205,6 +211,7 @@ class _Borrowed:
         sys.dont_write_bytecode = True
         self._patch_deaths()
         self._patch_threads()
+        self._patch_processes()
         self._patch_asyncio()
         self._patch_syncs()
         sys.modules.update(dict.fromkeys(BLOCKED_MODULES))  # None: `import js` raises ImportError
@@ -249,6 +256,20 @@ class _Borrowed:
                 original = getattr(owner, name, None)
                 if original is not None:
                     self._patch(owner, name, self._thread_starter(original))
+
+    def _patch_processes(self):
+        """Nor a process: the call fails as Pyodide makes it fail, and the run is known to have tried."""
+        for name in ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system"):
+            original = getattr(os, name, None)
+            if original is not None:
+                self._patch(os, name, self._process_starter(original))
+
+    def _process_starter(self, original):
+        def start(*args, **kwargs):
+            self.processes.append(True)
+            return original(*args, **kwargs)
+
+        return start
 
     def _thread_starter(self, original):
         def start(*args, **kwargs):
@@ -314,6 +335,7 @@ class _Borrowed:
                 else:
                     sys.modules[name] = module
             guard.restore(self.baseline)
+            sys.meta_path[:] = self.meta_path
             # Modules the student's code imported are loaded anew next run (logging's handlers...).
             for name in set(sys.modules) - self.modules:
                 sys.modules.pop(name, None)

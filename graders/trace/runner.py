@@ -75,14 +75,22 @@ def _carry_source(source, filename):
             spec = path_finder.find_spec(name, path, target) if path_finder else None
             if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
                 return spec
-            run = spec.loader.exec_module
-
-            def exec_module(module):
-                run(module)
-                module.ForkingPickler.reducer_override = reducer_override
-
-            spec.loader.exec_module = exec_module
+            spec.loader = Loader(spec.loader)  # a loader of its own: one zipimporter loads many modules
             return spec
+
+    class Loader:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):  # get_source, get_code... for tracebacks and inspect
+            return getattr(self.inner, name)
+
+        def create_module(self, spec):
+            return self.inner.create_module(spec)
+
+        def exec_module(self, module):
+            self.inner.exec_module(module)
+            module.ForkingPickler.reducer_override = reducer_override
 
     sys.meta_path.insert(0, Finder)
 
