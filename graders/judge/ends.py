@@ -49,3 +49,17 @@ def outlived_text(trace, returned: str) -> str:
             "terminou no tempo permitido, e o que esse processo gravaria depois não pôde ser julgado (numa "
             "execução real ele continuaria gravando). Tudo o que ele fez até ali entrou nas quedas julgadas. "
             "Espere os processos que o código inicia terminarem (join, wait) antes de voltar.")
+
+
+def refused_text(trace) -> str:
+    """Why a run that ended by itself still cannot pass when the supervisor refused one of its calls: on
+    a student's machine that call would have done something, and the code may have gone another way
+    after the refusal (written in place where it would, or hidden a write); that run was not seen."""
+    refused = [e for e in trace.events if e.kind == "refused"]
+    if not refused:
+        return ""
+    message = (refused[0].payload or {}).get("message")
+    message = message[:300].rstrip(".") if isinstance(message, str) and message else "uma chamada recusada"
+    return (f"O código fez uma chamada que a correção recusa ({message}). Numa máquina de verdade essa chamada "
+            "teria feito outra coisa, e o que o código faria a partir dali não foi visto nem pode ser julgado. "
+            "Tire essa chamada do código.")

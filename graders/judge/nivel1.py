@@ -11,7 +11,7 @@ from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.folder import Folder
 from ..trace.ops import Trace
-from .ends import end_text, outlived_text
+from .ends import end_text, outlived_text, refused_text
 from .errors import describe
 from .reading import BOM, BOM_NOTE, disk_view, left_on_disk
 from .verdict import CriterionResult
@@ -105,6 +105,9 @@ def judge(trace: Trace) -> CriterionResult:
     outlived = outlived_text(trace, "save_checkpoint")
     if outlived:
         return CriterionResult(CID, False, outlived)
+    refused = refused_text(trace)
+    if refused:
+        return CriterionResult(CID, False, refused)
     return _final_problem(trace, work.path if work else "", state) or CriterionResult(CID, True)
 
 

@@ -7,7 +7,7 @@ from . import protocol
 from ..fake_agent import TASK, script
 from ..replay.states import AFTER, MODEL, TOOL, TORN, replay
 from ..trace.ops import Trace
-from .ends import end_text, outlived_text
+from .ends import end_text, outlived_text, refused_text
 from .points import ORDINAL, CrashPoints, Point
 from .power import check_power
 from .reading import (asks_for, complete_key, disk_view, has_result, left_on_disk, load_failure, parse, plural,
@@ -135,6 +135,8 @@ class Nivel2Judge:
             before = " antes mesmo da primeira chamada ao modelo" if not self.models else ""
             return CriterionResult(cid, False, f"run_agent não retornou: o processo terminou{before}, encerrado "
                                                "pelo próprio código (por exemplo, com os._exit).")
+        if refused:
+            return CriterionResult(cid, False, refused_text(trace))
         if len(self.models) != len(self.responses):
             return CriterionResult(
                 cid, False,

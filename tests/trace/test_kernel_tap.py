@@ -972,3 +972,25 @@ def test_a_mapping_of_a_process_whose_first_thread_exited_is_still_followed(sand
     ok(trace)
     stored = b"".join(e.data for e in trace.events if e.kind == "write" and e.data)
     assert b"tarde" in stored, trace.events
+
+
+def test_a_clone_into_new_namespaces_is_refused_with_an_event(sandbox):
+    """clone asking for namespaces of its own fails as unshare does, and says so in the trace (the judge
+    then fails executavel: the run a student's machine would make was not seen); a plain fork runs."""
+    trace = run(sandbox, """
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        def save_checkpoint(state):
+            pid = libc.syscall(56, 0x10000000 | 17, 0, 0, 0, 0)  # clone(CLONE_NEWUSER | SIGCHLD)
+            if pid == 0:
+                os._exit(0)
+            print(pid, ctypes.get_errno())
+            child = os.fork()
+            if child == 0:
+                os._exit(0)
+            print(os.waitpid(child, 0)[1])
+    """)
+    ok(trace)
+    assert trace.output.split() == ["-1", "1", "0"]  # EPERM, then a fork that exits 0
+    refused = events(trace, "refused")
+    assert [e.payload["call"] for e in refused] == ["clone"] and "namespaces" in refused[0].payload["message"]

@@ -91,6 +91,8 @@ def _make_refusal(name, message):
 
 for _name, _message in REFUSED.items():
     setattr(Checks, "_on_" + _name, _make_refusal(_name, f"{_message}: recusado pelo corretor"))
+# Only a clone asking for namespaces of its own is handed to us (seccomp.py's rules).
+Checks._on_clone = _make_refusal("clone", "criar namespaces (clone com CLONE_NEW…): recusado pelo corretor")
 for _name in METADATA:
     setattr(Checks, "_on_" + _name, lambda self, nid, task, a, _n=_name: self._metadata(nid, task, a, _n))
 

@@ -229,9 +229,12 @@ def build_filter(reduced: bool) -> bytes:
     # Sharing a descriptor table, cwd or memory with another process (not a thread) would let it
     # change what a checked call means before the kernel runs it.
     clone_rules = [(CLONE_FILES | CLONE_THREAD, CLONE_FILES), (CLONE_FS | CLONE_THREAD, CLONE_FS),
-                   (CLONE_VM | CLONE_THREAD | CLONE_VFORK, CLONE_VM)] + [(bit, bit) for bit in CLONE_NEW]
+                   (CLONE_VM | CLONE_THREAD | CLONE_VFORK, CLONE_VM)]
     for mask, value in clone_rules:
         rule(ACT_ERRNO(errno.EPERM), "clone", (0, CMP_MASKED_EQ, mask, value))
+    # A process in namespaces of its own: refused as unshare is, with a "refused" event (refusals.py).
+    for bit in CLONE_NEW:
+        rule(ACT_NOTIFY, "clone", (0, CMP_MASKED_EQ, bit, bit))
     if reduced:
         for name in GROUPS:
             rule(ACT_NOTIFY, name)
@@ -273,7 +276,7 @@ def handled_calls() -> dict[int, str]:
     """Number -> name of every call the filter may hand to the supervisor."""
     if _NRS:
         return _NRS
-    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | set(GROUPS) | {"open", "openat", "mmap", "prctl",
+    names = set(EMULATED) | set(REFUSED) | set(METADATA) | set(OTHER_PROCESS) | set(LOOKS) | set(GROUPS) | {"open", "openat", "mmap", "prctl", "clone",
                                                                                         "mprotect", "pkey_mprotect", "mremap", "munmap"}
     out = {}
     for name in names:
