@@ -87,7 +87,12 @@ class CrashPoints:
         self.total = len(self.points)
 
     def _add(self, state: State, op: int):
-        self.points.append(Point(state, op, self._group(state), self._where(state)))
+        group, where = self._group(state), self._where(state)
+        if group == "fim" and state.kind not in (START, TOOL, MODEL):
+            # A write after the task ended (a final save, an archive, or a process still at work after
+            # run_agent returned): the moment is named by what the trusted side saw, the final reply.
+            where += ", já depois da resposta final do modelo"
+        self.points.append(Point(state, op, group, where))
 
     def _torn_representatives(self, state: State):
         """Every cut of the write is judged here, in order, up to the first that leaves a file no resume
