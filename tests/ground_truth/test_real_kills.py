@@ -104,6 +104,8 @@ EXCLUDED = {
     "bad_child_outlives_run_agent": "writes from a child after run_agent returned: run_real.py stops at the return",
     "bad_daemon_keeps_writing": "writes from a daemon after run_agent returned: run_real.py stops at the return",
     "ok_child_saves_atomically_after_return": "writes from a child after run_agent returned: run_real.py stops at the return",
+    # Branches on a call the grader refuses (io_uring): for real it takes the other branch, by design.
+    "bad_refused_call_then_atomic": "its real run writes in place (io_uring works here); the graded one cannot",
     # 228 kill points, one per line written: slow, and ok_line_buffered keeps the many-writes case.
     "bad_line_buffered_in_place": "slow and redundant: its first in-place write already differs from an atomic one",
 }
