@@ -28,3 +28,24 @@ def test_swapped_mapping_never_passes(raced):
 def test_no_process_left(raced):
     arena, run, files = raced
     assert run.leftovers == []
+
+
+@pytest.mark.parametrize("isolated", [True, False], ids=["estrito", "reduzido"])
+def test_a_read_only_mapping_landing_while_the_supervisor_looks_is_never_left_untraced(isolated):
+    """attacks/rt8_mmap_landing_race.py: a read-only shared mmap lands in the range of another thread's
+    mprotect (held back by CPU hogs) just as the supervisor reads the maps, its thread already out of the
+    call. Each attempt whose mapping the kernel made writable (rw-s) must be one the supervisor traced
+    (it reads the file when it does: inotify sees it); the program says which it got."""
+    from pathlib import Path
+
+    from graders.judge.nivel2 import job
+    from graders.sandbox.sandbox import Sandbox
+
+    source = (Path(__file__).parent / "attacks" / "rt8_mmap_landing_race.py").read_text(encoding="utf-8")
+    with Sandbox(isolated=isolated) as box:
+        trace = box.run(source, "solucao.py", job(), 40)
+    attempts = [line for line in trace.output.splitlines() if line.startswith("attempt ")]
+    writable = [line for line in attempts if " rw-s " in line]
+    assert writable, "no attempt got the kernel to make the mapping writable: the race was not run\n" + trace.output[-2000:]
+    untraced = [line for line in writable if "read by no one" in line]
+    assert not untraced, untraced

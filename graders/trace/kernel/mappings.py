@@ -17,7 +17,7 @@ import time
 
 from ..ops import Event
 from .errors import Refused, Stop
-from .linux import MAP_ANONYMOUS, MAP_SHARED, U32, s32
+from .linux import CLONE_VM, MAP_ANONYMOUS, MAP_SHARED, U32, s32
 from .seccomp import FLAG_CONTINUE
 
 PAGE = 4096
@@ -68,7 +68,7 @@ class Mappings:
                     # Until this thread calls again, the kernel may not have installed the mapping: a
                     # rename handled meanwhile (another process's) must not forget the file.
                     self.risky[task.tid] = ("map", task.tgid, (key,), self.nr_mmap)
-                    ranges = self._protecting(task) if threads > 1 and node not in self.mapped else []
+                    ranges = self._protecting(task) if node not in self.mapped else []
                     if not ranges:
                         return "continue"
                     # Another thread's mprotect adding PROT_WRITE may run after the kernel maps this: the
@@ -118,6 +118,9 @@ class Mappings:
         devs = {(os.major(d), os.minor(d)) for d in self.root_devs}
         deadline = time.monotonic() + CONFIRM_SECONDS
         while True:
+            state = _syscall_state(task.tid)  # before the maps, as in _landing
+            if state is None:
+                self._unconfirmed()
             now = self._shared_entries(task)
             if now is None:
                 self._unconfirmed()
@@ -128,21 +131,49 @@ class Mappings:
                 raise Stop("refused", {"message": SWAPPED})
             if any(e[1] == decided for e in new):
                 return
-            state = _syscall_state(task.tid)
-            if state is None:
-                self._unconfirmed()
             if state not in ("running", "unknown") and state != self.nr_mmap:
-                return  # blocked in another call: the mmap failed and mapped nothing
+                return  # out of the call with no new mapping: the mmap failed and mapped nothing
             if time.monotonic() > deadline:
                 self._unconfirmed()
             time.sleep(0.0002)
 
     def _protecting(self, task) -> list:
-        """The ranges of the mprotect calls adding PROT_WRITE that other threads of this process may still
-        be in (let through, not known to have run)."""
-        return [self.protected[other] for other, (kind, tgid, _keys, _nr) in list(self.risky.items())
-                if other != task.tid and tgid == task.tgid and kind == "mprotect" and other in self.protected
-                and not self._settled(other)]
+        """The ranges of the mprotect calls adding PROT_WRITE that other threads of this process (or of a
+        process in the same memory, across vfork) may still be in (let through, not known to have run)."""
+        entries = [(other, tgid) for other, (kind, tgid, _keys, _nr) in list(self.risky.items())
+                   if other != task.tid and kind == "mprotect" and other in self.protected]
+        if not entries:
+            return []
+        same = self._sharing(task.tgid) if any(tgid != task.tgid for _o, tgid in entries) else {task.tgid}
+        return [self.protected[other] for other, tgid in entries if tgid in same and not self._settled(other)]
+
+    def _sharing(self, tgid) -> set:
+        """The processes whose memory is `tgid`'s: itself, and across vfork the parent whose thread waits
+        in vfork (or clone with CLONE_VM) for it, or the child one of its threads waits for. The filter
+        refuses CLONE_VM without CLONE_VFORK, and clone3, so no other process shares memory."""
+        found, todo = {tgid}, [tgid]
+        while todo and len(found) < 64:
+            pid = todo.pop()
+            for other in self._vfork_links(pid):
+                if other not in found:
+                    found.add(other)
+                    todo.append(other)
+        return found
+
+    def _vfork_links(self, pid) -> set:
+        links = set()
+        try:
+            for tid in os.listdir(f"/proc/{pid}/task"):
+                if _in_vfork(tid, self.nr_vfork, self.nr_clone):
+                    links |= _children(pid, tid)
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                ppid = int(f.read().rsplit(b")", 1)[1].split()[1])
+            for tid in os.listdir(f"/proc/{ppid}/task"):
+                if _in_vfork(tid, self.nr_vfork, self.nr_clone) and pid in _children(ppid, tid):
+                    links.add(ppid)
+        except (OSError, ValueError, IndexError):
+            pass
+        return links
 
     def _also_mapping(self, task, key) -> bool:
         """Whether another thread of the process may still be in an mmap of the same file we let through:
@@ -156,17 +187,20 @@ class Mappings:
         gone, the thread still in the call after CONFIRM_SECONDS)."""
         deadline = time.monotonic() + CONFIRM_SECONDS
         while True:
+            # The thread's state before the maps: seen out of the call first, the maps read after it
+            # hold the mapping if the call made one (read the other way, it could land in between).
+            state = _syscall_state(task.tid)
+            if state is None:
+                return None
+            left = state not in ("running", "unknown") and state != self.nr_mmap
             now = self._shared_entries(task)
             if now is None:
                 return None
             new = [span for span, k in now - before if k == key]
             if new:
                 return [tuple(int(x, 16) for x in span.split(b"-")) for span in new]
-            state = _syscall_state(task.tid)
-            if state is None:
-                return None
-            if state not in ("running", "unknown") and state != self.nr_mmap:
-                return []  # blocked in another call: the mmap failed
+            if left:
+                return []  # out of the call with no new mapping: the mmap failed
             if time.monotonic() > deadline:
                 return None
             time.sleep(0.0002)
@@ -209,11 +243,10 @@ class Mappings:
         start, length = a[0], a[1]
         end = start + ((length + PAGE - 1) & ~(PAGE - 1))
         if not self.maywrite and not self.unsure:
-            if threads > 1:
-                # No shared mapping yet, but another thread's mmap may land in this range before the
-                # kernel runs this call (_protecting).
-                self.risky[task.tid] = ("mprotect", task.tgid, (), nr)
-                self.protected[task.tid] = (start, end)
+            # No shared mapping yet, but another thread's mmap (or a vfork child's, in the same memory)
+            # may land in this range before the kernel runs this call (_protecting).
+            self.risky[task.tid] = ("mprotect", task.tgid, (), nr)
+            self.protected[task.tid] = (start, end)
             return "continue"
         spans, holes = self._spans(task, start, end)
         for key, flags in spans:
@@ -224,15 +257,18 @@ class Mappings:
                 # descriptor swapped by another thread while the kernel mapped it leaves one.
                 raise Refused(errno.EACCES, "mprotect", "mprotect que tornaria gravável um mapeamento compartilhado "
                                                         "de arquivo que o corretor não acompanhou")
-        if threads > 1:
-            if holes:
-                # Another thread could map a file into the hole before the kernel runs this call.
-                raise Refused(errno.ENOMEM)
-            # A read-only mapping another thread's mmap (or mremap) may still be making could land in this
-            # range after we looked: wait until those calls are over, then look again.
-            waiting = [other for other, (kind, tgid, keys, _nr) in list(self.risky.items())
-                       if other != task.tid and tgid == task.tgid and kind != "mprotect" and keys]
-            if waiting and self._settle(waiting):
+        if threads > 1 and holes:
+            # Another thread could map a file into the hole before the kernel runs this call.
+            raise Refused(errno.ENOMEM)
+        # A read-only mapping another thread's mmap (or mremap) may still be making could land in this
+        # range after we looked: wait until those calls are over, then look again.
+        waiting = [other for other, (kind, tgid, keys, _nr) in list(self.risky.items())
+                   if other != task.tid and kind != "mprotect" and keys]
+        if waiting:
+            same = self._sharing(task.tgid)
+            waiting = [other for other in waiting if self.risky.get(other, (0, 0))[1] in same]
+        if waiting:
+            if self._settle(waiting):
                 spans, _holes = self._spans(task, start, end)
                 for key, _flags in spans:
                     if key in self.maywrite:
@@ -465,7 +501,11 @@ class Mappings:
                 os.close(dup)
         mapping = {k for _kind, _tgid, keys, _nr in self.risky.values() for k in keys}  # files, not nodes
         for key, (node, dup) in list(self.maywrite.items()):
-            if key not in held and key not in mapping:
+            if held.get(key):
+                # Writable now, yet no call we saw made it so: traced from here on, and the judge sees
+                # the file mapped (stores so far were not seen), whatever comes next.
+                self._promote(key)
+            elif key not in held and key not in mapping:
                 del self.maywrite[key]  # no read-only mapping of it left to upgrade
                 os.close(dup)
 
@@ -576,6 +616,31 @@ def _syscall_state(tid):
         return int(first[0])
     except ValueError:
         return "unknown"
+
+
+def _in_vfork(tid, nr_vfork, nr_clone) -> bool:
+    """Whether thread `tid` waits in vfork, or in clone with CLONE_VM (posix_spawn's), for a child running
+    in its memory."""
+    try:
+        with open(f"/proc/{tid}/syscall", "rb") as f:
+            fields = f.read().split()
+        nr = int(fields[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    if nr == nr_vfork:
+        return True
+    try:
+        return nr == nr_clone and bool(int(fields[1], 16) & CLONE_VM)
+    except (ValueError, IndexError):
+        return False
+
+
+def _children(pid, tid) -> set:
+    try:
+        with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+            return {int(x) for x in f.read().split()}
+    except (OSError, ValueError):
+        return set()
 
 
 def _key(st) -> tuple:

@@ -105,6 +105,7 @@ class Supervisor(TargetAccess, Channel, Opens, Reads, Looks, Writes, Copies, Nam
         self.outlived = False  # a process of the run was still alive at the time limit, the runner gone
         self.nr_mmap, self.nr_mremap = syscall_nr("mmap"), syscall_nr("mremap")
         self.nr_mprotect, self.nr_pkey_mprotect = syscall_nr("mprotect"), syscall_nr("pkey_mprotect")
+        self.nr_vfork, self.nr_clone = syscall_nr("vfork"), syscall_nr("clone")  # memory shared across vfork
         self.pending: list = []  # writes to full pipes of multi-threaded processes: (id, dup, data)
         self.pipe_key = None
         self.chan_key = None
