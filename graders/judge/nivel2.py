@@ -32,6 +32,11 @@ def judge(trace: Trace, power_graded: bool = False) -> tuple[dict[str, Criterion
     """Judge every named checkpoint the run wrote; the first one written is the one the timeline shows."""
     judges = [Nivel2Judge(trace, power_graded, parts) for parts in JUDGED]
     written = [j for j in judges if j.written()] or judges[:1]
+    if any(j.written_during_task() for j in written):
+        # A judged name that first appears after the final reply, beside one the task saved to, is where
+        # the finished checkpoint was archived (allowed): no tool ran while it existed.
+        for j in written:
+            j.archive_only = not j.written_during_task()
     primary = written[0]
     results = primary.grade()
     for other in written[1:]:
@@ -59,6 +64,7 @@ class Nivel2Judge:
         self.outcomes: dict[int, tuple[str, str]] = {}  # point n -> (criterion, message), process death
         self.power_outcomes: dict[int, str] = {}        # point n -> advice, power loss
         self.cited: set[int] = set()                    # points a criterion's message names
+        self.archive_only = False  # first written after the final reply, beside a file the task saved to
         self.shown = "/".join(parts)
         self.replay = None
 
@@ -67,6 +73,12 @@ class Nivel2Judge:
         if self.replay is None:
             self.replay = replay(self.trace, self.parts, len(self.responses))
         return any(s.content is not None or s.kind == TORN for s in self.replay.states)
+
+    def written_during_task(self) -> bool:
+        """Did this file exist before the model's final reply?"""
+        self.written()
+        return any((s.content is not None or s.kind == TORN) and s.served < len(self.responses)
+                   for s in self.replay.states)
 
     # --- the whole verdict -------------------------------------------------------------------
 
@@ -315,6 +327,8 @@ class Nivel2Judge:
         names = [(e.payload or {}).get("name") for e in self.tools]
         if sorted(set(n for n in names if isinstance(n, str))) != sorted(u["name"] for u in self.tool_uses):
             return CriterionResult(cid, False, "Não dá para verificar o ponto A: run_agent não executou as duas ferramentas do roteiro.")
+        if self.archive_only:
+            return CriterionResult(cid, True)  # the other judged file carried the task's points
         first = None
         recorded: dict[str, str] = {}  # tool_use id -> tool name, for results a crash state already held
         for point in self.points:

@@ -49,6 +49,11 @@ class Paths:
         return path or "?"
 
     def name(self, path: str) -> str:
+        """A file's name in a message: its path in the work folder (checkpoints/checkpoint.json), else its
+        base name."""
+        shown = self.show(path)
+        if shown and shown != path and not shown.startswith("~") and ", no diretório" not in shown:
+            return shown
         return posixpath.basename(path) or path
 
 
