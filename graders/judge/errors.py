@@ -95,9 +95,6 @@ def describe(report: dict) -> str:
         text = pattern.sub(same, text)
     if _no_processes(name, text, report):
         return PROCESS_MESSAGE
-    if name == "RuntimeError" and "thread" in text:
-        return ("o código tentou iniciar uma thread, e o Python do navegador não tem threads: grave o "
-                "checkpoint na própria função (a correção na linha de comando aceita threads)")
     message = f"{name}: {text}" if text else name
     meaning = explain(name, text)
     if meaning:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import errno
 
 from .errors import Refused
-from .linux import U32, s32
+from .linux import CLONE_NEW, U32, s32
 from .seccomp import IOPRIO_WHO_PGRP, IOPRIO_WHO_USER, METADATA, PRIO_PGRP, PRIO_USER, REFUSED
 
 
@@ -91,8 +91,17 @@ def _make_refusal(name, message):
 
 for _name, _message in REFUSED.items():
     setattr(Checks, "_on_" + _name, _make_refusal(_name, f"{_message}: recusado pelo corretor"))
-# Only a clone asking for namespaces of its own is handed to us (seccomp.py's rules).
-Checks._on_clone = _make_refusal("clone", "criar namespaces (clone com CLONE_NEW…): recusado pelo corretor")
+
+
+def _on_clone(self, nid, task, a):
+    """Only the clones seccomp.py hands over: into new namespaces, or in our memory as another's child."""
+    if any(a[0] & bit for bit in CLONE_NEW):
+        raise Refused(errno.EPERM, "clone", "criar namespaces (clone com CLONE_NEW…): recusado pelo corretor")
+    raise Refused(errno.EPERM, "clone", "criar um processo que divide a memória com outro sem ser filho dele "
+                                        "(clone com CLONE_VM e CLONE_PARENT): recusado pelo corretor")
+
+
+Checks._on_clone = _on_clone
 for _name in METADATA:
     setattr(Checks, "_on_" + _name, lambda self, nid, task, a, _n=_name: self._metadata(nid, task, a, _n))
 

@@ -9,7 +9,7 @@ import errno
 import os
 import struct
 
-from .linux import (AF_UNIX, CLONE_FILES, CLONE_FS, CLONE_NEW, CLONE_THREAD, CLONE_VFORK, CLONE_VM, FICLONE,
+from .linux import (AF_UNIX, CLONE_FILES, CLONE_FS, CLONE_NEW, CLONE_PARENT, CLONE_THREAD, CLONE_VFORK, CLONE_VM, FICLONE,
                     FICLONERANGE, FIDEDUPERANGE, MAP_ANONYMOUS, MAP_FIXED, MAP_SHARED, PR_SET_DUMPABLE, PR_SET_SECCOMP, U32)
 
 SECCOMP_SET_MODE_FILTER = 1
@@ -233,8 +233,10 @@ def build_filter(reduced: bool) -> bytes:
     for mask, value in clone_rules:
         rule(ACT_ERRNO(errno.EPERM), "clone", (0, CMP_MASKED_EQ, mask, value))
     # A process in namespaces of its own: refused as unshare is, with a "refused" event (refusals.py).
-    for bit in CLONE_NEW:
-        rule(ACT_NOTIFY, "clone", (0, CMP_MASKED_EQ, bit, bit))
+    # And a child in our memory that is not our child (CLONE_VM with CLONE_PARENT): the checks of
+    # mappings.py find the processes sharing a memory through the vfork waiting for its child.
+    for mask in [*CLONE_NEW, CLONE_VM | CLONE_PARENT]:
+        rule(ACT_NOTIFY, "clone", (0, CMP_MASKED_EQ, mask, mask))
     if reduced:
         for name in GROUPS:
             rule(ACT_NOTIFY, name)
