@@ -4,13 +4,8 @@ verdict on every criterion (the crash points differ: the CLI also sees the store
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-
-from conftest import ROOT
 from corpus_cases import all_cases
-from graders.submission import read
+from pyodide_grading import case_job, grade_in_pyodide
 
 # cli-only in the corpus because their traces and crash points differ from the CLI's; no threads, no ctypes.
 NAMES = ("bad_mmap_in_place.py", "ok_mmap_tmp_replace.py")
@@ -19,15 +14,9 @@ NAMES = ("bad_mmap_in_place.py", "ok_mmap_tmp_replace.py")
 def test_mmap_code_gets_the_cli_verdict_in_the_browser():
     cases = [c for c in all_cases() if c.path.name in NAMES]
     assert len(cases) == len(NAMES) and all(c.cli_only for c in cases)
-    node = shutil.which("node")
-    assert node, "Node.js is needed to run Pyodide (make test installs the npm deps)"
-    jobs = [{"id": c.id, "exercise": c.exercise, "code": read(str(c.path), c.exercise).code,
-             "answers": None, "filename": c.path.name} for c in cases]
-    run = subprocess.run([node, str(ROOT / "tests" / "pyodide_grade.mjs")], input=json.dumps(jobs),
-                         capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert run.returncode == 0, run.stderr[-3000:]
+    results = grade_in_pyodide([case_job(c) for c in cases])
     for case in cases:
-        verdict = json.loads(run.stdout)["results"][case.id]
+        verdict = results[case.id]
         got = {c["id"]: c["passed"] for c in verdict["criteria"]}
         assert got == case.expected, (case.id, verdict)
         for criterion in verdict["criteria"]:

@@ -4,26 +4,14 @@ about its checkpoints."""
 
 from __future__ import annotations
 
-import json
-import shutil
-import subprocess
-
-from conftest import ROOT
 from corpus_cases import all_cases
-from graders.submission import read
+from pyodide_grading import case_job, grade_in_pyodide
 
 
 def test_thread_saves_get_the_thread_message_in_the_browser():
     case = next(c for c in all_cases() if c.path.name == "ok_thread_saves.py")
     assert case.cli_only and all(case.expected.values())
-    node = shutil.which("node")
-    assert node, "Node.js is needed to run Pyodide (make test installs the npm deps)"
-    job = {"id": case.id, "exercise": case.exercise, "code": read(str(case.path), case.exercise).code,
-           "answers": None, "filename": case.path.name}
-    run = subprocess.run([node, str(ROOT / "tests" / "pyodide_grade.mjs")], input=json.dumps([job]),
-                         capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert run.returncode == 0, run.stderr[-3000:]
-    verdict = json.loads(run.stdout)["results"][case.id]
+    verdict = grade_in_pyodide([case_job(case)])[case.id]
     assert verdict["passed"] is False
     for criterion in verdict["criteria"]:
         assert not criterion["passed"]
@@ -39,29 +27,14 @@ def test_process_starts_get_the_process_message_in_the_browser():
     names = ("ok_multiprocessing_pool.py", "ok_child_saves_atomically_after_return.py")
     cases = [c for c in all_cases() if c.path.name in names]
     assert len(cases) == 2 and all(c.cli_only and all(c.expected.values()) for c in cases)
-    node = shutil.which("node")
-    assert node, "Node.js is needed to run Pyodide (make test installs the npm deps)"
-    jobs = [{"id": c.id, "exercise": c.exercise, "code": read(str(c.path), c.exercise).code,
-             "answers": None, "filename": c.path.name} for c in cases]
-    run = subprocess.run([node, str(ROOT / "tests" / "pyodide_grade.mjs")], input=json.dumps(jobs),
-                         capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert run.returncode == 0, run.stderr[-3000:]
+    results = grade_in_pyodide([case_job(c) for c in cases])
     for case in cases:
-        verdict = json.loads(run.stdout)["results"][case.id]
+        verdict = results[case.id]
         assert verdict["passed"] is False
         runs = next(c for c in verdict["criteria"] if c["id"] == "executavel")
         assert "não tem processos" in runs["message"] and "linha de comando" in runs["message"], runs
         for criterion in verdict["criteria"]:
             assert "Queda" not in criterion["message"], criterion
-
-
-def _grade_in_pyodide(jobs):
-    node = shutil.which("node")
-    assert node, "Node.js is needed to run Pyodide (make test installs the npm deps)"
-    run = subprocess.run([node, str(ROOT / "tests" / "pyodide_grade.mjs")], input=json.dumps(jobs),
-                         capture_output=True, text=True, timeout=600, cwd=ROOT)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return json.loads(run.stdout)["results"]
 
 
 def test_importing_multiprocessing_costs_no_later_check_in_the_page():
@@ -70,7 +43,7 @@ def test_importing_multiprocessing_costs_no_later_check_in_the_page():
     from graders import exercises
 
     code = "import multiprocessing\n" + exercises.read_text("nivel-2", "solution.py")
-    results = _grade_in_pyodide([{"id": f"v{i}", "exercise": "nivel-2", "code": code, "answers": None,
+    results = grade_in_pyodide([{"id": f"v{i}", "exercise": "nivel-2", "code": code, "answers": None,
                                   "filename": "solucao.py"} for i in range(3)])
     for i in range(3):
         assert results[f"v{i}"]["passed"], results[f"v{i}"]
@@ -87,7 +60,7 @@ def test_a_process_started_through_multiprocessing_gets_the_process_message():
         "    state = {", "    child = multiprocessing.get_context('fork').Process(target=_nothing)\n"
                          "    child.start()\n    child.join()\n    state = {", 1)
     assert "child.start()" in code
-    verdict = _grade_in_pyodide([{"id": "p", "exercise": "nivel-2", "code": code, "answers": None,
+    verdict = grade_in_pyodide([{"id": "p", "exercise": "nivel-2", "code": code, "answers": None,
                                   "filename": "solucao.py"}])["p"]
     runs = next(c for c in verdict["criteria"] if c["id"] == "executavel")
     assert not runs["passed"] and "não tem processos" in runs["message"], runs
