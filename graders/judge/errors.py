@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+from ..trace.pyodide_limits import PROCESS_MESSAGE
+
 # The same failure worded alike by CPython and Pyodide (whose errno numbers and texts differ).
 _SAME = [
     (re.compile(r"\[Errno \d+\] (?:Invalid )?[Cc]ross-device link"), "[Errno EXDEV] Invalid cross-device link"),
@@ -137,9 +139,6 @@ def error_line(report: dict):
 
 
 # Pyodide has no processes: these are what starting one raises there (checked under Node with Pyodide 314).
-PROCESS_MESSAGE = ("o código tentou iniciar outro processo (multiprocessing, subprocess ou os.fork), e o Python do "
-                   "navegador (Pyodide) não tem processos: aqui, tudo roda dentro de run_agent. Corrija pela linha de "
-                   "comando (python -m graders), onde processos funcionam, ou faça o trabalho num processo só")
 
 
 def _no_processes(name: str, text: str, report: dict) -> bool:

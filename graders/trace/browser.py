@@ -18,6 +18,7 @@ from .. import guard
 from ..guard import FLOOD_LIMIT, BoundedOutput, OutputFlood
 from .agent_server import AgentServer
 from .ops import MAX_DATA, MAX_EVENTS, Trace, from_dict
+from .pyodide_limits import PROCESS_MESSAGE, THREAD_MESSAGE
 # The same runner the CLI's child runs (its JSON copies are bound before any student code runs).
 from .runner import AgentLoopRunaway, call_job, plain
 
@@ -29,11 +30,6 @@ TMP = "/tmp"
 ROOTS = [{"role": "work", "path": WORK}, {"role": "tmp", "path": TMP}, {"role": "home", "path": HOME}]
 # Bridges out of the run: in Pyodide, `js` reaches the worker's own messaging.
 BLOCKED_MODULES = (TAP_MODULE, "js", "pyodide", "pyodide.ffi", "pyodide.code", "pyodide_js", "_pyodide", "_pyodide_core")
-THREAD_MESSAGE = (
-    "O código inicia uma thread, e o Python do navegador (Pyodide) não tem threads: esta execução não pode "
-    "ser corrigida aqui. Corrija pela linha de comando (python -m graders), onde threads funcionam, "
-    "ou faça o trabalho sem threads."
-)
 
 # Bound before any student code runs: the trusted side of a run shares the student's interpreter, and
 # code that rebinds json.loads or json.dumps must garble only its own data.
@@ -102,8 +98,6 @@ def _end(report: dict, output: BoundedOutput, server: AgentServer, borrowed: _Bo
     if borrowed.threads:
         return {"end": "broken", "code": 0, "limits": {"message": THREAD_MESSAGE}}
     if borrowed.processes:
-        from ..judge.errors import PROCESS_MESSAGE  # the page's only run that needs it
-
         return {"end": "broken", "code": 0, "limits": {"message": PROCESS_MESSAGE}}
     if borrowed.died:
         end, code = borrowed.died
