@@ -97,6 +97,7 @@ EXCLUDED = {
     # test_adv_mmap_threads.py) and judged in the corpus tests, in both isolation modes.
     "ok_mmap_with_threads": "its shared mapping is written by a worker thread (mmap stores, when= per thread)",
     "ok_mmap_read_with_threads": "a worker thread runs beside the saves (when= per thread)",
+    "ok_mmap_read_verify_busy_thread": "a worker thread allocates beside the saves (when= per thread)",
     "bad_mmap_read_upgraded_with_threads": "its writes come from a worker thread (when= per thread)",
     "ok_threadpool_tools": "its tools run in a thread pool (when= per thread)",
     "ok_multiprocessing_pool": "saves from a Pool worker process (when= per process)",
