@@ -11,7 +11,7 @@ from .ends import end_text, outlived_text, refused_text
 from .points import ORDINAL, CrashPoints, Point
 from .power import check_power
 from .reading import (asks_for, complete_key, disk_view, has_result, left_on_disk, load_failure, parse, plural,
-                      replies_in, results_of)
+                      replies_in, result_ids, results_of)
 from .verdict import CriterionResult
 
 CHECKPOINT = "checkpoint.json"
@@ -306,21 +306,18 @@ class Nivel2Judge:
         """Whether a saved state holds the result of `block`'s call: its tool_result, with what the tool returned."""
         return has_result(saved, block["id"], self.tool_results[block["name"]])
 
-    def missing_result(self, saved: dict, block: dict) -> str:
-        """Why a saved state does not hold `block`'s result, in a message's words."""
+    def wrong_result(self, saved: dict, block: dict) -> str:
+        """What stands where `block`'s result should be, in a message's words: a tool_result of it without
+        what the tool returned, or one with another id; "" when there is no tool_result at all."""
         contents = results_of(saved, block["id"])
         if contents:
             return (f"o tool_result de {block['name']} em messages não tinha o que a ferramenta devolveu "
                     f"(content = {protocol.brief(contents[-1], 60)})")
-        messages = saved.get("messages")
-        others = [b.get("tool_use_id") for m in (messages if isinstance(messages, list) else [])
-                  if isinstance(m, dict) and isinstance(m.get("content"), list)
-                  for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
-                  and b.get("tool_use_id") not in {u["id"] for u in self.tool_uses}]
+        others = [i for i in result_ids(saved) if i not in {u["id"] for u in self.tool_uses}]
         if others:
             return (f"o tool_result em messages tinha tool_use_id = {protocol.brief(others[-1], 40)}, mas a chamada "
                     f"de {block['name']} era “{block['id']}”")
-        return f"nenhum tool_result de {block['name']} em messages"
+        return ""
 
     def check_points(self) -> CriterionResult:
         cid = "ponto-a"
@@ -388,11 +385,11 @@ class Nivel2Judge:
                 advice = (f"Depois que {block['name']} termina, grave o ponto B — o resultado em messages e "
                           "pendingToolUse = None — antes de chamar o modelo de novo.")
                 if isinstance(saved, dict) and saved.get("pendingToolUse") is None:
-                    missing = self.missing_result(saved, block)
-                    if missing.startswith("nenhum"):
+                    wrong = self.wrong_result(saved, block)
+                    if not wrong:
                         seen = f"o checkpoint em disco ainda não tinha o resultado de {block['name']} em messages"
                     else:
-                        seen = f"no checkpoint em disco, {missing}"
+                        seen = f"no checkpoint em disco, {wrong}"
                         advice = ("O tool_result do ponto B leva o tool_use_id do bloco tool_use e o texto que "
                                   "execute_tool devolveu, e é gravado antes de chamar o modelo de novo.")
                 if power:
@@ -453,14 +450,15 @@ class Nivel2Judge:
             return ""
         label = self.label(point) + power
         shown = "ausente" if "pendingToolUse" not in saved else protocol.brief(pending, 80)
-        missing = self.missing_result(saved, block)
+        wrong = self.wrong_result(saved, block)
+        instead = wrong or f"nenhum tool_result de {block['name']} em messages"
         text = (f"{label}: entre a volta de `execute_tool` e o ponto B, o checkpoint em disco já não tinha a chamada "
-                f"pendente nem o resultado — pendingToolUse = {shown} e {missing}. "
+                f"pendente nem o resultado — pendingToolUse = {shown} e {instead}. "
                 "Uma queda aqui retomaria como se o modelo nunca tivesse pedido a ferramenta, ou com um resultado "
                 "que ela não devolveu: a chamada se perderia ou seria repetida.")
         if power:
             return text + " Numa falta de energia, é isso que poderia sobrar no disco."
-        if not missing.startswith("nenhum"):
+        if wrong:
             return text + (" O tool_result leva o tool_use_id do bloco tool_use e o texto que execute_tool devolveu; "
                            "só limpe pendingToolUse na gravação que o põe em messages (o ponto B).")
         return text + (" Só limpe pendingToolUse na mesma gravação que põe o tool_result em messages "

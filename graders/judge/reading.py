@@ -126,14 +126,22 @@ def replies_in(state) -> int:
     return sum(1 for m in messages if isinstance(m, dict) and m.get("role") == "assistant")
 
 
-def results_of(state: dict, tool_use_id: str) -> list:
-    """The content of every tool_result block for `tool_use_id` in `state`'s messages."""
+def _result_blocks(state: dict) -> list:
     messages = state.get("messages")
     if not isinstance(messages, list):
         return []
-    return [b.get("content") for m in messages if isinstance(m, dict) and isinstance(m.get("content"), list)
-            for b in m["content"]
-            if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tool_use_id]
+    return [b for m in messages if isinstance(m, dict) and isinstance(m.get("content"), list)
+            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"]
+
+
+def result_ids(state: dict) -> list:
+    """The tool_use_id of every tool_result block in `state`'s messages."""
+    return [b.get("tool_use_id") for b in _result_blocks(state)]
+
+
+def results_of(state: dict, tool_use_id: str) -> list:
+    """The content of every tool_result block for `tool_use_id` in `state`'s messages."""
+    return [b.get("content") for b in _result_blocks(state) if b.get("tool_use_id") == tool_use_id]
 
 
 def has_result(state: dict, tool_use_id: str, text: str | None = None) -> bool:
